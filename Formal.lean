@@ -1,0 +1,6 @@
+module
+
+public import Formal.Data.Sum
+public import Formal.Data.Matrix
+public import Formal.Analytic
+public import Formal.Metric
