@@ -1,6 +1,9 @@
 """The ``plga`` command.
 
-    plga verify                  Lean check + axiom audit (+ cross-check fuzzing), writing reports/
+    plga verify                  Lean check + axiom audit + fuzzing + certificates + report (the main job)
+    plga fuzz [--theorem NAME] [--profile ci|dev|thorough] [--examples N] [--seed S]
+                                 run the cross-check properties against pyref
+    plga report                  reports/crosscheck.json + reports/VERIFICATION.md from the last runs
     plga lean setup              install the WebAssembly Lean toolchain into the cache
     plga lean check              kernel-check every module of Formal/ in dependency order
     plga lean audit [--update-lock]
@@ -75,14 +78,77 @@ def cmd_lean_audit(args) -> int:
     return 0 if _do_audit(args, _toolchain(args)) else 1
 
 
+def _reports_dir(args) -> Path:
+    return Path(args.reports) if getattr(args, "reports", None) else Path(args.root).absolute() / "reports"
+
+
+def _do_fuzz(args) -> bool:
+    from .fsutil import write_json
+    from .fuzz import run_all
+    print(f"== Cross-check fuzzing (profile {args.profile}, seed {args.seed})", flush=True)
+    start = time.monotonic()
+    try:
+        results = run_all(args.profile, args.seed, only=getattr(args, "theorem", None),
+                          examples=getattr(args, "examples", None))
+    except ValueError as exc:
+        raise PlgaError(f"plga fuzz: {exc}") from None
+    bad = [r for r in results if not r.ok]
+    for r in results:
+        flag = "ok  " if r.ok else "FAIL"
+        print(f"  {flag} {r.prop:<38} {r.backend:<8} {r.examples:>5} ex  {r.met:>5} met  "
+              f"max dev {r.max_dev:.2e} (bound {r.bound_at_max:.2e})  {r.seconds:5.1f} s", flush=True)
+        if not r.ok:
+            print(f"       counterexample: {r.counterexample}", flush=True)
+    write_json(_reports_dir(args) / "fuzz-results.json", {
+        "profile": args.profile, "seed": args.seed,
+        "results": [r.__dict__ for r in results]})
+    print(f"fuzz: {len(results) - len(bad)}/{len(results)} property runs ok in {time.monotonic() - start:.1f} s",
+          flush=True)
+    return not bad
+
+
+def _do_report(args) -> None:
+    import json
+    from .certificates import rope_nonresonance
+    from .fuzz import RunResult
+    from .report import build, write
+    rd = _reports_dir(args)
+    fz = rd / "fuzz-results.json"
+    if not fz.exists():
+        raise PlgaError(f"{fz} does not exist: run `plga fuzz` (or `plga verify`) first")
+    data = json.loads(fz.read_text())
+    results = [RunResult(**r) for r in data["results"]]
+    certs = {"rope_nonresonance_64": rope_nonresonance(64, 1e4).summary()}
+    mut = rd / "mutation.json"
+    mutation = json.loads(mut.read_text()) if mut.exists() else None
+    rep = build(results, certificates=certs, mutation=mutation, axioms_json=rd / "axioms.json",
+                seed=data.get("seed", 0), profile=data.get("profile", "?"))
+    write(rep, rd)
+    s = rep["summary"]
+    print(f"report: {rd / 'VERIFICATION.md'} ({s['covered']}/{s['theorems']} locked theorems covered, "
+          f"{s['property_runs_ok']}/{s['property_runs']} property runs ok)", flush=True)
+
+
+def cmd_fuzz(args) -> int:
+    return 0 if _do_fuzz(args) else 1
+
+
+def cmd_report(args) -> int:
+    _do_report(args)
+    return 0
+
+
 def cmd_verify(args) -> int:
     start = time.monotonic()
     tc = _toolchain(args)
     ok_check = _do_check(args, tc)
     ok_audit = _do_audit(args, tc)
-    ok = ok_check and ok_audit
+    ok_fuzz = _do_fuzz(args)
+    _do_report(args)
+    ok = ok_check and ok_audit and ok_fuzz
     print(f"plga verify: {'PASS' if ok else 'FAIL'} in {time.monotonic() - start:.1f} s "
-          f"(lean check {'ok' if ok_check else 'FAILED'}, axiom audit {'ok' if ok_audit else 'FAILED'})")
+          f"(lean check {'ok' if ok_check else 'FAILED'}, axiom audit {'ok' if ok_audit else 'FAILED'}, "
+          f"fuzzing {'ok' if ok_fuzz else 'FAILED'})")
     return 0 if ok else 1
 
 
@@ -104,13 +170,40 @@ def _audit_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--audit-timeout", type=float, default=3600.0, help="seconds for the audit process")
 
 
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def _fuzz_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--profile", choices=["ci", "dev", "thorough"], default="ci",
+                   help="examples per property: ci (fast), dev (5x), thorough (100x ci)")
+    p.add_argument("--seed", type=int, default=0, help="Hypothesis seed (runs are deterministic given it)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="plga", description=__doc__.split("\n\n")[0] if __doc__ else None,
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    v = sub.add_parser("verify", help="Lean check + axiom audit (the main job)")
-    _common(v); _check_opts(v); _audit_opts(v)
+    v = sub.add_parser("verify", help="Lean check + axiom audit + fuzzing + report (the main job)")
+    _common(v); _check_opts(v); _audit_opts(v); _fuzz_opts(v)
     v.set_defaults(func=cmd_verify)
+    f = sub.add_parser("fuzz", help="run the cross-check properties against pyref")
+    f.add_argument("--root", default=".", help="project root (reports go to ROOT/reports)")
+    f.add_argument("--reports", default=None, help="report directory (default: reports/)")
+    f.add_argument("--theorem", default=None, help="only properties checking this Lean theorem (or this property)")
+    f.add_argument("--examples", type=_positive_int, default=None, help="examples per property and backend")
+    _fuzz_opts(f)
+    f.set_defaults(func=cmd_fuzz)
+    r = sub.add_parser("report", help="write reports/crosscheck.json and reports/VERIFICATION.md")
+    r.add_argument("--root", default=".", help="project root (reports in ROOT/reports)")
+    r.add_argument("--reports", default=None, help="report directory (default: reports/)")
+    r.set_defaults(func=cmd_report)
     lean = sub.add_parser("lean", help="the Lean pipeline")
     lsub = lean.add_subparsers(dest="lean_cmd", required=True)
     s = lsub.add_parser("setup", help="install the WebAssembly Lean toolchain")

@@ -1,0 +1,104 @@
+"""Run the registered properties with Hypothesis, outside or inside pytest.
+
+Profiles (examples per property and backend, before a property's ``cost`` factor):
+
+==========  =======  =====
+profile     float64  mp
+==========  =======  =====
+ci          20       6
+dev         100      25
+thorough    2000     600   (100x ci)
+==========  =======  =====
+
+Runs are deterministic given ``seed`` (Hypothesis' ``seed``, no example database).
+For every property and backend the result records the examples run, how many met the
+theorem's hypotheses (non-vacuity), the maximum deviation and its bound, and the first
+counterexample if any.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
+
+from .registry import Outcome, Property, load_properties
+
+PROFILES = {"ci": {"float64": 20, "float32": 20, "mp": 6}, "dev": {"float64": 100, "float32": 100, "mp": 25},
+            "thorough": {"float64": 2000, "float32": 2000, "mp": 600}}
+MP_DPS = 50
+
+
+@dataclass
+class RunResult:
+    prop: str
+    backend: str
+    theorems: list[str]
+    paper: str
+    examples: int = 0
+    met: int = 0
+    max_dev: float = 0.0
+    bound_at_max: float = 0.0
+    ok: bool = True
+    counterexample: str = ""
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def met_fraction(self) -> float:
+        return self.met / self.examples if self.examples else 0.0
+
+
+def run_property(p: Property, backend: str, profile: str = "ci", seed: int = 0,
+                 examples: int | None = None) -> RunResult:
+    """Run property ``p`` on ``backend`` ("mp" at 50 digits, or "float64")."""
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
+    n = examples if examples is not None else max(2, int(round(PROFILES[profile][backend] * p.cost)))
+    res = RunResult(p.name, backend, p.theorems, p.paper)
+    start = time.monotonic()
+
+    @hyp_seed(seed)
+    @settings(max_examples=n, database=None, deadline=None, derandomize=False,
+              phases=[Phase.explicit, Phase.generate, Phase.shrink],
+              suppress_health_check=list(HealthCheck))
+    @given(p.strategy())
+    def inner(example):
+        out: Outcome = p.check(example, backend, MP_DPS)
+        res.examples += 1
+        if out.met:
+            res.met += 1
+            if out.dev >= res.max_dev:
+                res.max_dev, res.bound_at_max = float(out.dev), float(out.bound)
+        if out.note and out.note not in res.notes:
+            res.notes.append(out.note)
+        assert out.ok, f"deviation {out.dev:.3e} > bound {out.bound:.3e} ({out.note})"
+
+    try:
+        inner()
+    except AssertionError as exc:
+        res.ok = False
+        res.counterexample = str(exc).splitlines()[0][:500]
+    except Exception as exc:  # a property crashing is a failure, reported, not raised
+        res.ok = False
+        res.counterexample = f"{type(exc).__name__}: {exc}"[:500]
+    res.seconds = time.monotonic() - start
+    return res
+
+
+def run_all(profile: str = "ci", seed: int = 0, only: str | None = None, examples: int | None = None,
+            progress: bool = True) -> list[RunResult]:
+    props = load_properties()
+    jobs = [(p, b) for p in props.values() for b in p.backends
+            if only is None or only == p.name or only in p.theorems]
+    if only is not None and not jobs:
+        raise ValueError(f"no property checks {only!r} (give a property name or a Lean theorem name)")
+    results = []
+    it = jobs
+    if progress:
+        from tqdm import tqdm
+        it = tqdm(jobs, desc="fuzz", unit="prop", leave=False)
+    for p, b in it:
+        results.append(run_property(p, b, profile, seed, examples))
+    return results
