@@ -3,6 +3,7 @@
     plga verify                  Lean check + axiom audit + fuzzing + certificates + report (the main job)
     plga fuzz [--theorem NAME] [--profile ci|dev|thorough] [--examples N] [--seed S]
                                  run the cross-check properties against pyref
+    plga mutate                  apply the shipped pyref mutants; every one must be killed
     plga report                  reports/crosscheck.json + reports/VERIFICATION.md from the last runs
     plga lean setup              install the WebAssembly Lean toolchain into the cache
     plga lean check              kernel-check every module of Formal/ in dependency order
@@ -129,6 +130,28 @@ def _do_report(args) -> None:
           f"{s['property_runs_ok']}/{s['property_runs']} property runs ok)", flush=True)
 
 
+def _do_mutate(args) -> bool:
+    from .fsutil import write_json
+    from .mutants import run_all as run_mutants
+    print("== Mutation testing (pyref mutants vs the cross-check properties)", flush=True)
+    start = time.monotonic()
+    try:
+        res = run_mutants()
+    except ValueError as exc:
+        raise PlgaError(str(exc)) from None
+    for m in res["mutants"]:
+        tag = "killed" if m["killed"] else "SURVIVED"
+        by = f"by {m['killed_by']} ({m['backend']})" if m["killed"] else m["why"]
+        print(f"  {tag:<8} {m['mutant']:<30} {by}  [{m['seconds']} s]", flush=True)
+    write_json(_reports_dir(args) / "mutation.json", res)
+    print(f"mutation score: {res['killed']}/{res['total']} in {time.monotonic() - start:.1f} s", flush=True)
+    return res["killed"] == res["total"]
+
+
+def cmd_mutate(args) -> int:
+    return 0 if _do_mutate(args) else 1
+
+
 def cmd_fuzz(args) -> int:
     return 0 if _do_fuzz(args) else 1
 
@@ -144,11 +167,12 @@ def cmd_verify(args) -> int:
     ok_check = _do_check(args, tc)
     ok_audit = _do_audit(args, tc)
     ok_fuzz = _do_fuzz(args)
+    ok_mut = _do_mutate(args)
     _do_report(args)
-    ok = ok_check and ok_audit and ok_fuzz
+    ok = ok_check and ok_audit and ok_fuzz and ok_mut
     print(f"plga verify: {'PASS' if ok else 'FAIL'} in {time.monotonic() - start:.1f} s "
           f"(lean check {'ok' if ok_check else 'FAILED'}, axiom audit {'ok' if ok_audit else 'FAILED'}, "
-          f"fuzzing {'ok' if ok_fuzz else 'FAILED'})")
+          f"fuzzing {'ok' if ok_fuzz else 'FAILED'}, mutants {'all killed' if ok_mut else 'SURVIVED'})")
     return 0 if ok else 1
 
 
@@ -200,6 +224,10 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--examples", type=_positive_int, default=None, help="examples per property and backend")
     _fuzz_opts(f)
     f.set_defaults(func=cmd_fuzz)
+    mu = sub.add_parser("mutate", help="mutation testing of the harness against pyref mutants")
+    mu.add_argument("--root", default=".", help="project root (reports in ROOT/reports)")
+    mu.add_argument("--reports", default=None, help="report directory (default: reports/)")
+    mu.set_defaults(func=cmd_mutate)
     r = sub.add_parser("report", help="write reports/crosscheck.json and reports/VERIFICATION.md")
     r.add_argument("--root", default=".", help="project root (reports in ROOT/reports)")
     r.add_argument("--reports", default=None, help="report directory (default: reports/)")

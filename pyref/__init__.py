@@ -1,0 +1,37 @@
+"""pyref -- the arbitrary-precision reference implementation of PLDR-LLM v510
+(Power Law Graph Attention), restated from ``PLGA_SPEC.md``.
+
+Backends (one code path): ``"float64"`` (numpy), ``"float32"`` (numpy float32 throughout)
+and ``"mp"`` (mpmath at ``dps`` decimal digits, default 50; arrays are object arrays of
+``mpf``).
+
+Main API::
+
+    cfg = pyref.PLDRConfig(num_layers=1, d_model=8, num_heads=2, dff=12, a_dff=6,
+                           num_res_units=2, num_glu_blocks=2, vocab_size=11, max_seq_len=16)
+    model = pyref.PLDRModel.random(cfg, seed=0)
+    out = model.forward([[3, 5, 7]], backend="mp", dps=50)
+    out.logits                     # [batch, S, vocab]
+    out.deductive[l]["G_LM"]       # [batch, heads, d_k, d_k]
+    model.generate([3, 5], 4, kvcache=True, gcache=True)
+    model.save("m.safetensors"); pyref.PLDRModel.load("m.safetensors")
+
+Modules: :mod:`pyref.backend`, :mod:`pyref.config`, :mod:`pyref.rope`, :mod:`pyref.layers`,
+:mod:`pyref.plga`, :mod:`pyref.model`, :mod:`pyref.losses`, :mod:`pyref.checkpoint`,
+:mod:`pyref.analysis`.
+"""
+from . import analysis, backend, checkpoint, layers, losses, plga, rope
+from .backend import Backend, get_backend, to_float64, to_mp
+from .checkpoint import state_dict_keys, state_dict_shapes
+from .config import PLDRConfig
+from .losses import (block_cross_entropy, dag_loss, dag_regularizer, expm, masked_cross_entropy,
+                     sequential_nll)
+from .model import ConstantGModel, ForwardOutput, GenerateOutput, PLDRModel, SDPAModel
+
+__all__ = [
+    "PLDRConfig", "PLDRModel", "SDPAModel", "ConstantGModel", "ForwardOutput", "GenerateOutput",
+    "Backend", "get_backend", "to_float64", "to_mp", "state_dict_keys", "state_dict_shapes",
+    "block_cross_entropy", "sequential_nll", "masked_cross_entropy", "dag_loss", "dag_regularizer",
+    "expm", "analysis", "backend", "checkpoint", "layers", "losses", "plga", "rope",
+]
+__version__ = "0.1.0"

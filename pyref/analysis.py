@@ -1,0 +1,378 @@
+"""Analysis tools (spec D): Perron root/vector of entrywise-positive operators, singular
+value statistics, the RoPE commutant projection and residual, commutators with RoPE,
+the order parameter, high-precision determinants, and a few audit statistics.
+
+Inputs may be float arrays or object arrays of mpf; every function validates its input
+and raises ``ValueError`` (never returns NaN) on malformed data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+from .backend import to_float64
+
+F32_EPS = float(np.finfo(np.float32).eps)
+
+
+def _as_float_matrix(name, M, square=False, min_ndim=2):
+    a = np.asarray(M)
+    if a.dtype == object:
+        a = to_float64(a)
+    if a.dtype.kind not in "fiu" or a.dtype == bool:
+        raise ValueError(f"{name}: expected a real numeric array, got dtype {a.dtype}")
+    a = a.astype(np.float64)
+    if a.ndim < min_ndim:
+        raise ValueError(f"{name}: expected a matrix [..., m, n], got shape {a.shape}")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: expected square matrices, got shape {a.shape}")
+    return a
+
+
+def _mp_matrix(name, A, dps):
+    """Square 2-D input as mpmath.matrix (exact conversion), validated finite."""
+    a = np.asarray(A)
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
+        raise ValueError(f"{name}: expected a non-empty square 2-D matrix, got shape {a.shape}")
+    if a.dtype != object and (a.dtype.kind not in "fiu" or a.dtype == bool):
+        raise ValueError(f"{name}: expected real numbers, got dtype {a.dtype}")
+    with mpmath.workdps(dps):
+        rows = [[mpmath.mpf(float(x)) if isinstance(x, (float, np.floating)) else mpmath.mpf(x)
+                 for x in r] for r in a.tolist()]
+        for i, r in enumerate(rows):
+            for j, x in enumerate(r):
+                if not mpmath.isfinite(x):
+                    raise ValueError(f"{name}: entry ({i}, {j}) is not finite ({x})")
+        return mpmath.matrix(rows)
+
+
+# ----------------------------------------------------------------------------- Perron
+@dataclass
+class PerronResult:
+    """``root`` λ₁ (mpf), ``vector`` (object array of mpf, strictly positive, Σ = 1),
+    ``second_modulus`` |λ₂| (largest modulus among the other eigenvalues, from a float64
+    eigen-decomposition -- or mp if ``full_spectrum_mp``), ``gap`` λ₁ - |λ₂|,
+    ``ratio`` |λ₂|/λ₁, ``residual`` ‖Av - λ₁v‖_∞ at the working precision."""
+
+    root: object
+    vector: np.ndarray
+    second_modulus: float
+    gap: float
+    ratio: float
+    residual: object
+
+
+def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
+    """Perron root and strictly positive eigenvector of an entrywise-positive square
+    matrix A, computed at ``dps`` digits (float64 eigen-estimate refined by shifted
+    inverse iteration in mpmath), plus the spectral gap λ₁ - |λ₂|.
+
+    Raises ValueError if A is not square, not finite, or has an entry ≤ 0."""
+    Am = _mp_matrix("perron", A, dps)
+    n = Am.rows
+    with mpmath.workdps(dps):
+        for i in range(n):
+            for j in range(n):
+                if not Am[i, j] > 0:
+                    raise ValueError(f"perron: matrix must be entrywise positive; entry ({i}, {j}) = "
+                                     f"{mpmath.nstr(Am[i, j], 8)}")
+    Af = np.array([[float(Am[i, j]) for j in range(n)] for i in range(n)])
+    ev, evec = np.linalg.eig(Af)
+    k = int(np.argmax(ev.real))
+    lam0 = float(ev[k].real)
+    v0 = np.abs(evec[:, k].real)
+    others = np.delete(ev, k)
+    with mpmath.workdps(dps + 10):
+        v = mpmath.matrix([mpmath.mpf(float(x)) + mpmath.mpf(1e-300) for x in v0])
+        lam = mpmath.mpf(lam0)
+        shift = lam * (1 + mpmath.mpf(2) ** -40)  # avoid an exactly singular shift
+        target = mpmath.mpf(10) ** (-(dps + 2))
+        M = Am - shift * mpmath.eye(n)
+        for _ in range(max_iter):
+            w = mpmath.lu_solve(M, v)
+            s = sum(w)
+            w = w / s
+            lam_new = sum(Am * w) / sum(w)  # exact for the eigenvector (positive sums)
+            delta = max(abs(w[i] - v[i]) for i in range(n))
+            v, lam = w, lam_new
+            if delta < target:
+                break
+        Av = Am * v
+        res = max(abs(Av[i] - lam * v[i]) for i in range(n))
+        if not all(v[i] > 0 for i in range(n)):
+            raise ValueError("perron: iteration did not produce a positive vector (ill-conditioned input)")
+        if full_spectrum_mp:
+            ev_mp = mpmath.eig(Am, left=False, right=False)
+            mods = sorted((abs(e) for e in ev_mp), reverse=True)
+            second = mods[1] if n > 1 else mpmath.mpf(0)
+        else:
+            second = float(np.max(np.abs(others))) if n > 1 else 0.0
+    with mpmath.workdps(dps):
+        root = +lam
+        vec = np.empty(n, dtype=object)
+        for i in range(n):
+            vec[i] = +v[i]
+        return PerronResult(root=root, vector=vec, second_modulus=float(second),
+                            gap=float(root) - float(second), ratio=float(second) / float(root),
+                            residual=+res)
+
+
+# -------------------------------------------------------------------- singular values
+def _svals(M):
+    a = _as_float_matrix("singular values", M)
+    a = np.where(np.isfinite(a), a, 0.0)  # audit convention: non-finite entries zeroed
+    return np.linalg.svd(a, compute_uv=False)  # [..., min(m, n)], descending
+
+
+def singular_ratio(M):
+    """σ₂/σ₁ of M [..., m, n] (float64 SVD; non-finite entries zeroed as in the audit).
+    Returns a float (2-D input) or an array over the leading axes.  Raises ValueError for
+    a zero matrix (σ₁ = 0) or a matrix with fewer than 2 singular values."""
+    s = _svals(M)
+    if s.shape[-1] < 2:
+        raise ValueError(f"singular_ratio: need at least 2 singular values, matrix shape {np.shape(M)}")
+    if np.any(s[..., 0] == 0):
+        raise ValueError("singular_ratio: a matrix is zero (σ₁ = 0); the ratio is undefined")
+    r = s[..., 1] / s[..., 0]
+    return float(r) if r.ndim == 0 else r
+
+
+def numerical_rank(M, rtol=64 * F32_EPS):
+    """#{σ > rtol·σ₁} (default rtol = 64·eps_float32 as in the audit); 0 for a zero matrix."""
+    s = _svals(M)
+    r = np.sum(s > rtol * s[..., :1], axis=-1)
+    return int(r) if np.ndim(r) == 0 else r
+
+
+def det(M, dps=50, backend="mp"):
+    """Determinant of a square matrix.  ``backend="mp"`` (default): at ``dps`` digits
+    (mpmath LU; floats converted exactly), 2-D -> mpf, [..., n, n] -> object array.
+    ``backend="float32"``/``"float64"``: LAPACK in that precision (float32 reproduces the
+    underflow to 0 of determinants of 64×64 operators)."""
+    a = np.asarray(M)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"det: expected square matrices [..., n, n], got shape {a.shape}")
+    if backend in ("float32", "float64"):
+        f = _as_float_matrix("det", a, square=True).astype(backend)
+        if not np.all(np.isfinite(f)):
+            raise ValueError("det: matrix contains non-finite values")
+        r = np.linalg.det(f)
+        return r if np.ndim(r) else r.dtype.type(r)
+    if backend != "mp":
+        raise ValueError(f"det: backend must be 'mp', 'float64' or 'float32', got {backend!r}")
+    if a.ndim == 2:
+        Am = _mp_matrix("det", a, dps)
+        with mpmath.workdps(dps):
+            return +mpmath.det(Am)
+    flat = a.reshape(-1, a.shape[-1], a.shape[-1])
+    out = np.empty(flat.shape[0], dtype=object)
+    for i, m in enumerate(flat):
+        out[i] = det(m, dps, backend)
+    return out.reshape(a.shape[:-2])
+
+
+# --------------------------------------------------------------------------- RoPE basis
+def rope_frequencies(d_k, rope_base=1e4):
+    """ω_j of the complex RoPE eigenbasis: ω_{2a} = +θ_a, ω_{2a+1} = -θ_a."""
+    if isinstance(d_k, bool) or not isinstance(d_k, (int, np.integer)) or d_k < 2 or d_k % 2:
+        raise ValueError(f"rope basis: d_k must be a positive even int, got {d_k!r}")
+    th = float(rope_base) ** (-2.0 * np.arange(d_k // 2) / d_k)
+    w = np.empty(d_k)
+    w[0::2], w[1::2] = th, -th
+    return w
+
+
+def rope_eigenbasis(d_k):
+    """Unitary U: column 2a = (e_{2a} - i e_{2a+1})/√2, column 2a+1 = (e_{2a} + i e_{2a+1})/√2;
+    R_p U = U diag(e^{i p ω})."""
+    U = np.zeros((d_k, d_k), dtype=complex)
+    r = 1 / np.sqrt(2)
+    for a in range(d_k // 2):
+        U[2 * a, 2 * a], U[2 * a + 1, 2 * a] = r, -1j * r
+        U[2 * a, 2 * a + 1], U[2 * a + 1, 2 * a + 1] = r, 1j * r
+    return U
+
+
+def _commutant_parts(G, rope_base):
+    a = _as_float_matrix("commutant", G, square=True)
+    if not np.all(np.isfinite(a)):
+        raise ValueError("commutant: G contains non-finite values")
+    d_k = a.shape[-1]
+    w = rope_frequencies(d_k, rope_base)
+    U = rope_eigenbasis(d_k)
+    Gc = U.conj().T @ a @ U                                # [..., d_k, d_k]
+    keep = np.abs(w[:, None] - w[None, :]) < 1e-12         # ω_j = ω_k
+    return a, U, Gc, keep
+
+
+def commutant_projection(G, rope_base=1e4):
+    """Frobenius-orthogonal projection of G [..., d_k, d_k] onto the commutant of the RoPE
+    rotations: U Π(U*GU) U* with Π keeping the entries with ω_j = ω_k (|Δ| < 1e-12).  For
+    the non-resonant spectrum this keeps, per 2×2 diagonal block, c·1 + s·J with
+    c = (B₀₀+B₁₁)/2, s = (B₁₀-B₀₁)/2, and zeroes everything else.  Returns a real array."""
+    a, U, Gc, keep = _commutant_parts(G, rope_base)
+    P = U @ np.where(keep, Gc, 0) @ U.conj().T
+    return P.real
+
+
+def commutant_residual(G, rope_base=1e4):
+    """ρ(G) = ‖G_c - ΠG_c‖_F / ‖G_c‖_F in the complex RoPE eigenbasis (spec D2), in [0, 1];
+    0 iff G commutes with every R_p.  Raises ValueError for G = 0."""
+    a, U, Gc, keep = _commutant_parts(G, rope_base)
+    num = np.sqrt(np.sum(np.abs(np.where(keep, 0, Gc)) ** 2, axis=(-2, -1)))
+    den = np.sqrt(np.sum(np.abs(Gc) ** 2, axis=(-2, -1)))
+    if np.any(den == 0):
+        raise ValueError("commutant_residual: G is zero; the residual is undefined")
+    r = num / den
+    return float(r) if r.ndim == 0 else r
+
+
+def commutator_residual(G, rope_base=1e4, positions=(1,)):
+    """max_p ‖G R_p - R_p G‖_F / ‖G‖_F over ``positions`` (default p = 1).  Zero iff G
+    commutes with those rotations (for p = 1 and a non-resonant spectrum: iff G is in the
+    commutant).  Raises ValueError for G = 0."""
+    from .rope import rope_matrix
+
+    a = _as_float_matrix("commutator_residual", G, square=True)
+    if not np.all(np.isfinite(a)):
+        raise ValueError("commutator_residual: G contains non-finite values")
+    den = np.sqrt(np.sum(a * a, axis=(-2, -1)))
+    if np.any(den == 0):
+        raise ValueError("commutator_residual: G is zero; the residual is undefined")
+    best = np.zeros(a.shape[:-2])
+    for p in positions:
+        R = rope_matrix(p, a.shape[-1], rope_base)
+        C = a @ R - R @ a
+        best = np.maximum(best, np.sqrt(np.sum(C * C, axis=(-2, -1))) / den)
+    return float(best) if best.ndim == 0 else best
+
+
+# --------------------------------------------------------------------- order parameter
+@dataclass
+class OrderParameter:
+    """``rmse`` = RMS(X₁-X₂); ``m_rms`` = rmse/(½(RMS X₁ + RMS X₂)); ``m_signed`` =
+    rmse/(½(|mean X₁| + |mean X₂|)) (∞ if the means cancel); both 0 if rmse = 0.
+    ``m_first`` = rmse/|mean X₁| is the one-sided normalization of the SOC paper's
+    definition (not the audit's symmetrized statistic)."""
+
+    rmse: float
+    m_rms: float
+    m_signed: float
+    m_first: float
+
+
+def order_parameter(X1, X2):
+    """Order parameter between two deductive outputs of the same shape (spec D)."""
+    a = _as_float_matrix("order_parameter(X1)", X1, min_ndim=0)
+    b = _as_float_matrix("order_parameter(X2)", X2, min_ndim=0)
+    if a.shape != b.shape:
+        raise ValueError(f"order_parameter: shapes differ, {a.shape} vs {b.shape}")
+    if a.size == 0:
+        raise ValueError("order_parameter: empty input")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("order_parameter: inputs contain non-finite values")
+    rms = lambda x: float(np.sqrt(np.mean(x * x)))  # noqa: E731
+    num = rms(a - b)
+    if num == 0:
+        return OrderParameter(0.0, 0.0, 0.0, 0.0)
+    d_rms = 0.5 * (rms(a) + rms(b))
+    d_sig = 0.5 * (abs(float(np.mean(a))) + abs(float(np.mean(b))))
+    m1 = abs(float(np.mean(a)))
+    return OrderParameter(num, num / d_rms, num / d_sig if d_sig > 0 else float("inf"),
+                          num / m1 if m1 > 0 else float("inf"))
+
+
+# ------------------------------------------------------------------- audit statistics
+def row_variance_ratio(A):
+    """mean((A - 𝟙āᵀ)²)/mean((A - mean A)²) per matrix (ā = mean row): 0 for a row clone."""
+    a = _as_float_matrix("row_variance_ratio", A)
+    abar = np.mean(a, axis=-2, keepdims=True)
+    num = np.mean((a - abar) ** 2, axis=(-2, -1))
+    den = np.mean((a - np.mean(a, axis=(-2, -1), keepdims=True)) ** 2, axis=(-2, -1))
+    if np.any(den == 0):
+        raise ValueError("row_variance_ratio: a matrix is constant; the ratio is undefined")
+    r = num / den
+    return float(r) if r.ndim == 0 else r
+
+
+def dag_value(M):
+    """|m + log Σ_i e^{λ_i - m} - log d_k| with λ = eig(M⊙M), m = max Re λ (spec D/H),
+    per matrix (float64; equals |log(tr expm(M⊙M)/d_k)|)."""
+    a = _as_float_matrix("dag_value", M, square=True)
+    lam = np.linalg.eigvals(a * a)
+    m = np.max(lam.real, axis=-1, keepdims=True)
+    s = np.sum(np.exp(lam - m), axis=-1).real
+    r = np.abs(m[..., 0] + np.log(s) - np.log(a.shape[-1]))
+    return float(r) if r.ndim == 0 else r
+
+
+def ln_scale_error(D, gamma, beta, S, eps=1e-6):
+    """ε-LN scale error (spec D, C): for each row r of D compare LN(r) with LN(r/S).
+    Returns dict with ``abs_l2`` and ``rel_l2`` per row and the ``proxy`` ε/(2·var(r/S))."""
+    from .layers import layer_norm
+
+    a = _as_float_matrix("ln_scale_error", D)
+    if not np.all(np.isfinite(a)):
+        raise ValueError("ln_scale_error: D contains non-finite values")
+    if not (isinstance(S, (int, np.integer)) and S >= 1):
+        raise ValueError(f"ln_scale_error: S must be a positive int, got {S!r}")
+    l1 = layer_norm(a, gamma, beta, eps)
+    l2 = layer_norm(a / S, gamma, beta, eps)
+    absd = np.sqrt(np.sum((l1 - l2) ** 2, axis=-1))
+    nrm = np.sqrt(np.sum(l1 ** 2, axis=-1))
+    var = np.var(a / S, axis=-1)
+    with np.errstate(divide="ignore"):
+        proxy = np.where(var > 0, eps / (2 * np.where(var > 0, var, 1)), np.inf)
+    return {"abs_l2": absd, "rel_l2": np.where(nrm > 0, absd / np.where(nrm > 0, nrm, 1), 0.0),
+            "proxy": proxy}
+
+
+@dataclass
+class CacheDeviation:
+    """Per greedy step t: ``d`` = max|ℓ_cached - ℓ_uncached| (last row), ``margin`` = top1 -
+    top2 of the cached logits, ``eps_G`` [steps, L] = RMS(G_uncached(t) - G_prompt)/
+    RMS(G_uncached(t)), ``max_dG`` [steps, L]; ``sufficient`` = 2·max d < min margin (then
+    the cached greedy tokens are guaranteed to equal the uncached ones)."""
+
+    d: np.ndarray
+    margin: np.ndarray
+    eps_G: np.ndarray
+    max_dG: np.ndarray
+    sufficient: bool
+    tokens: np.ndarray
+
+
+def cache_deviation(model, prompt_tokens, steps, backend="float64", dps=50):
+    """Cache deviation audit (spec D, G): greedy KV+G-cached decoding from a single prompt,
+    each step's last-row logits compared with an uncached forward pass on the same tokens."""
+    p = np.asarray(prompt_tokens)
+    if p.ndim == 1:
+        p = p[None]
+    if p.shape[0] != 1:
+        raise ValueError(f"cache_deviation: expects one prompt, got batch {p.shape[0]}")
+    g = model.generate(p, steps, kvcache=True, gcache=True, backend=backend, dps=dps,
+                       return_operators=True)
+    G_prompt = [to_float64(G) for G in g.step_G[0]]
+    d, margin, epsG, maxdG = [], [], [], []
+    for t, lc in enumerate(g.step_logits):
+        seq = g.tokens[:, : p.shape[1] + t]
+        out = model.forward(seq, backend=backend, dps=dps)
+        lu = to_float64(out.logits[:, -1])
+        lcf = to_float64(lc)
+        d.append(float(np.max(np.abs(lcf - lu))))
+        top = np.sort(lcf[0])[::-1]
+        margin.append(float(top[0] - top[1]) if top.size > 1 else float("inf"))
+        row_e, row_m = [], []
+        for l, ded in enumerate(out.deductive):
+            Gu = to_float64(ded["G_LM"])
+            diff = Gu - G_prompt[l]
+            rms_u = float(np.sqrt(np.mean(Gu ** 2)))
+            row_e.append(float(np.sqrt(np.mean(diff ** 2))) / rms_u if rms_u > 0 else 0.0)
+            row_m.append(float(np.max(np.abs(diff))))
+        epsG.append(row_e)
+        maxdG.append(row_m)
+    d, margin = np.array(d), np.array(margin)
+    return CacheDeviation(d=d, margin=margin, eps_G=np.array(epsG), max_dG=np.array(maxdG),
+                          sufficient=bool(d.size == 0 or 2 * d.max() < margin.min()), tokens=g.tokens)

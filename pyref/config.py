@@ -1,0 +1,101 @@
+"""PLDRConfig: the hyperparameters of a PLDR-LLM v510 model (spec A.0)."""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+
+def _check_pos_int(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise ValueError(f"PLDRConfig.{name}: expected a positive int, got {v!r}")
+
+
+def _check_pos_float(name, v, allow_zero=False):
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"PLDRConfig.{name}: expected a real number, got {v!r}") from None
+    if isinstance(v, bool) or not math.isfinite(f) or f < 0 or (f == 0 and not allow_zero):
+        raise ValueError(f"PLDRConfig.{name}: expected a finite {'non-negative' if allow_zero else 'positive'} number, got {v!r}")
+
+
+@dataclass(frozen=True)
+class PLDRConfig:
+    """Hyperparameters of a PLDR-LLM v510 model.
+
+    ``num_layers`` L, ``d_model`` d, ``num_heads`` H (d_k = d/H must be even for
+    RoPE), ``dff`` FFN hidden width, ``a_dff`` hidden width of the Φ_res SwiGLU
+    blocks, ``num_res_units`` N_res (``num_reslayerA``), ``num_glu_blocks`` SwiGLU
+    blocks per residual unit (``num_denseA``, 2 in the paper), ``vocab_size`` V
+    (token 0 is ``[PAD]``), ``max_seq_len`` (RoPE table length), ``rope_base`` Θ,
+    ``ln_eps`` (every LayerNorm), ``metric_eps`` (the ε added to A_LM).
+    """
+
+    num_layers: int
+    d_model: int
+    num_heads: int
+    dff: int
+    a_dff: int
+    num_res_units: int
+    num_glu_blocks: int
+    vocab_size: int
+    max_seq_len: int
+    rope_base: float = 1e4
+    ln_eps: float = 1e-6
+    metric_eps: float = 1e-9
+
+    def __post_init__(self):
+        for n in ("num_layers", "d_model", "num_heads", "dff", "a_dff", "num_res_units",
+                  "num_glu_blocks", "vocab_size", "max_seq_len"):
+            _check_pos_int(n, getattr(self, n))
+        if self.d_model % self.num_heads:
+            raise ValueError(f"PLDRConfig: d_model={self.d_model} is not divisible by num_heads={self.num_heads}")
+        if self.d_k % 2:
+            raise ValueError(f"PLDRConfig: head dim d_k = d_model/num_heads = {self.d_k} must be even (RoPE rotates pairs)")
+        _check_pos_float("rope_base", self.rope_base)
+        _check_pos_float("ln_eps", self.ln_eps)
+        _check_pos_float("metric_eps", self.metric_eps, allow_zero=True)
+
+    @property
+    def d_k(self) -> int:
+        """Head dimension d_k = d_model / num_heads."""
+        return self.d_model // self.num_heads
+
+    @classmethod
+    def paper(cls, a_dff: int = 170, max_seq_len: int = 1024) -> "PLDRConfig":
+        """The paper's "110M" configuration (spec A.0): L=5, H=14, d_k=64, d=896,
+        dff=2389, A_dff=170 (the v510 sample script uses 180), N_res=8, 2 blocks, V=32000."""
+        return cls(num_layers=5, d_model=896, num_heads=14, dff=2389, a_dff=a_dff,
+                   num_res_units=8, num_glu_blocks=2, vocab_size=32000, max_seq_len=max_seq_len)
+
+    def num_parameters(self) -> int:
+        """Total parameter count (109,689,362 for :meth:`paper`)."""
+        from .checkpoint import state_dict_shapes
+        return int(sum(int(np.prod(s)) for s in state_dict_shapes(self).values()))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PLDRConfig":
+        names = {f.name for f in fields(cls)}
+        extra = set(d) - names
+        if extra:
+            raise ValueError(f"PLDRConfig.from_dict: unknown fields {sorted(extra)}")
+        return cls(**d)
+
+    @classmethod
+    def from_json(cls, s: str) -> "PLDRConfig":
+        try:
+            d = json.loads(s)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"PLDRConfig.from_json: invalid JSON ({e})") from None
+        if not isinstance(d, dict):
+            raise ValueError("PLDRConfig.from_json: expected a JSON object")
+        return cls.from_dict(d)
