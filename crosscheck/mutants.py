@@ -69,7 +69,7 @@ MUTANTS = [
     Mutant("cache_offset_off_by_one", "plga.py",
            "n_cached = 0 if kv is None else kv[0].shape[1]",
            "n_cached = 0 if kv is None else kv[0].shape[1] + 1",
-           "a KV-cached call rotates the new token one position too far", ["gcache_decode_exact"]),
+           "a KV-cached call rotates the new token one position too far", ["causal_block_equals_online"]),
     Mutant("gram_normalized_by_S", "plga.py",
            "return np.matmul(np.swapaxes(qh, -1, -2), qh)",
            "return np.matmul(np.swapaxes(qh, -1, -2), qh) / qh.shape[-2]",
