@@ -86,3 +86,11 @@ def test_fuzz_cli_unknown_theorem_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "crosscheck", "fuzz", "--reports", str(tmp_path),
                         "--theorem", "No.Such.theorem"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 2 and "no property checks 'No.Such.theorem'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_main_results_are_locked_and_have_properties():
+    from crosscheck.report import MAIN_RESULTS
+    for label, names in MAIN_RESULTS.items():
+        for n in names:
+            assert n in LOCKED, f"{label}: {n} is not in the statement lock"
+            assert any(n in p.theorems for p in PROPS.values()), f"{label}: {n} has no cross-check property"
