@@ -54,6 +54,12 @@ def _hi(x) -> mpmath.mpf:
     return mpmath.mp.make_mpf(x._mpi_[1])
 
 
+def _exact_iv(x):
+    """An interval enclosing ``x`` exactly (an mpf of any precision, or a binary float), with no
+    rounding through the caller's current mpmath precision."""
+    return iv.mpf(x if isinstance(x, mpmath.mpf) else float(x))
+
+
 def _down(x: mpmath.mpf) -> float:
     """A float64 ≤ x (outward rounding keeps reported bounds rigorous)."""
     f = float(x)
@@ -108,11 +114,15 @@ class PerronCertificate:
     other_radius: float       # every other eigenvalue has |λ| ≤ other_radius
     vector_ratio_lb: float    # rigorous lower bound of min v / max v for the Perron vector
     reason: str
+    #: rigorous lower bound of 1 − other_radius/root_lo (> 0 exactly when certified); the float
+    #: fields above are outward-rounded and may not resolve a separation below float64 precision
+    separation: float = 0.0
 
     def summary(self) -> str:
         return (f"Perron n={self.n}: {'CERTIFIED' if self.certified else 'inconclusive'}; "
                 f"ρ ∈ [{self.root_lo:.12g}, {self.root_hi:.12g}], other |λ| ≤ {self.other_radius:.6g} "
-                f"(τ ≤ {self.tau:.6g}), min v/max v ≥ {self.vector_ratio_lb:.3e}"
+                f"(τ ≤ {self.tau:.6g}), relative separation ≥ {self.separation:.3e}, "
+                f"min v/max v ≥ {self.vector_ratio_lb:.3e}"
                 + (f" — {self.reason}" if self.reason else ""))
 
 
@@ -127,7 +137,7 @@ def perron_certificate(A, v=None, dps: int = 30) -> PerronCertificate:
         raise ValueError(f"perron_certificate: expected a non-empty square matrix, got shape {A.shape}")
     n = A.shape[0]
     iv.dps = dps
-    Ai = [[iv.mpf(mpmath.mpf(A[i, j])) for j in range(n)] for i in range(n)]
+    Ai = [[_exact_iv(A[i, j]) for j in range(n)] for i in range(n)]
     for i in range(n):
         for j in range(n):
             if not _lo(Ai[i][j]) > 0:
@@ -135,7 +145,7 @@ def perron_certificate(A, v=None, dps: int = 30) -> PerronCertificate:
     if v is None:
         from pyref.analysis import perron
         v = perron(A, dps=dps).vector
-    vi = [iv.mpf(mpmath.mpf(x)) for x in v]
+    vi = [_exact_iv(x) for x in v]
     if not all(_lo(x) > 0 for x in vi):
         return PerronCertificate(n, False, 0, 0, 1, float("inf"), 0, "approximate eigenvector not positive")
     ratios = []
@@ -166,5 +176,6 @@ def perron_certificate(A, v=None, dps: int = 30) -> PerronCertificate:
     vr = _lo(iv.mpf(amin) / iv.mpf(amax))
     certified = bool(radius < lo)
     reason = "" if certified else "τ·ρ_hi ≥ ρ_lo: entries too spread for Hopf's bound to separate the spectrum"
+    sep = _lo(1 - iv.mpf(radius) / iv.mpf(lo)) if lo > 0 else mpmath.mpf(0)
     return PerronCertificate(n, certified, _down(lo), _up(hi), _up(_hi(tau)),
-                             _up(radius), _down(vr), reason)
+                             _up(radius), _down(vr), reason, max(_down(sep), 0.0))
