@@ -80,6 +80,15 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-6, backend="float64", dps=50):
         for nm, v in (("gamma", gamma), ("beta", beta)):
             if v is not None and v.shape != (n,):
                 raise ValueError(f"layer_norm: {nm} shape {v.shape}, expected ({n},)")
+        if not eps > 0:
+            if eps < 0:
+                raise ValueError(f"layer_norm: eps must be >= 0, got {eps}")
+            xc = x - np.sum(x, axis=-1, keepdims=True) / n
+            flat = np.all(xc == 0, axis=-1)
+            if np.any(flat):
+                where = tuple(int(i) for i in np.argwhere(flat)[0])
+                raise ValueError(f"layer_norm: eps = 0 and row {where} has zero variance "
+                                 "(the normalization 0/0 is undefined); use eps > 0")
         return _layer_norm(b, x, gamma, beta, eps)
 
 

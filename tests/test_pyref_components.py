@@ -395,3 +395,13 @@ def test_cache_deviation_zero_for_fixed_operator():
     assert cd.d.shape == (3,) and np.all(cd.eps_G == 0) and cd.d.max() < 1e-12 and cd.sufficient
     cd2 = analysis.cache_deviation(m_learned, [1, 2, 3], 3)
     assert cd2.eps_G[1:].max() > 0  # the learned operator drifts with the sequence
+
+
+def test_layer_norm_eps_zero_constant_row_is_an_error():
+    import pytest
+    import pyref
+    for backend in ("float64", "mp"):
+        with pytest.raises(ValueError, match=r"eps = 0 and row \(1,\) has zero variance"):
+            pyref.layers.layer_norm([[1.0, 2.0], [3.0, 3.0]], eps=0.0, backend=backend)
+    with pytest.raises(ValueError, match="eps must be >= 0"):
+        pyref.layers.layer_norm([[1.0, 2.0]], eps=-1.0)
