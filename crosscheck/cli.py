@@ -9,6 +9,8 @@
     plga lean check              kernel-check every module of Formal/ in dependency order
     plga lean audit [--update-lock]
                                  axiom audit + statement lock; writes reports/axioms.{json,md}
+    plga audit CHECKPOINT [--tokens FILE] [--tokens2 FILE] [--backend B] [--out DIR] ...
+                                 the paper's numerical audit of a v510 checkpoint (audit.json/.md, plots)
 
 Exit codes: 0 success; 1 a check failed (a Lean error, a forbidden axiom, a
 statement-lock mismatch); 2 bad input or a missing toolchain (one-line message).
@@ -108,6 +110,18 @@ def _do_fuzz(args) -> bool:
     return not bad
 
 
+def _sample_perron_certificate() -> str:
+    """The Perron certificate for a fixed, seeded A_LM from pyref's own pipeline (a small random
+    PLDR model, tokens 1..8, layer 0, head 0), so every report carries one concrete certificate."""
+    import pyref
+    from .certificates import perron_certificate
+    cfg = pyref.PLDRConfig(num_layers=1, d_model=16, num_heads=2, dff=24, a_dff=12, num_res_units=2,
+                           num_glu_blocks=2, vocab_size=16, max_seq_len=16)
+    out = pyref.PLDRModel.random(cfg, seed=0).forward([list(range(1, 9))])
+    A = out.deductive[0]["A_LM"][0, 0]
+    return "A_LM of a seeded random model (d_k = 8, layer 0, head 0): " + perron_certificate(A).summary()
+
+
 def _do_report(args) -> None:
     import json
     from .certificates import rope_nonresonance
@@ -119,7 +133,8 @@ def _do_report(args) -> None:
         raise PlgaError(f"{fz} does not exist: run `plga fuzz` (or `plga verify`) first")
     data = json.loads(fz.read_text())
     results = [RunResult(**r) for r in data["results"]]
-    certs = {"rope_nonresonance_64": rope_nonresonance(64, 1e4).summary()}
+    certs = {"rope_nonresonance_64": rope_nonresonance(64, 1e4).summary(),
+             "perron_sample_A_LM": _sample_perron_certificate()}
     mut = rd / "mutation.json"
     mutation = json.loads(mut.read_text()) if mut.exists() else None
     rep = build(results, certificates=certs, mutation=mutation, axioms_json=rd / "axioms.json",
@@ -174,6 +189,29 @@ def cmd_verify(args) -> int:
           f"(lean check {'ok' if ok_check else 'FAILED'}, axiom audit {'ok' if ok_audit else 'FAILED'}, "
           f"fuzzing {'ok' if ok_fuzz else 'FAILED'}, mutants {'all killed' if ok_mut else 'SURVIVED'})")
     return 0 if ok else 1
+
+
+def cmd_audit(args) -> int:
+    import os
+    threads_applied = False
+    if args.threads is not None and "numpy" not in sys.modules:
+        # BLAS thread counts must be fixed before numpy loads its library
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.threads)
+        threads_applied = True
+    from .ckpt_audit import AuditOptions, run_audit
+    opts = AuditOptions(
+        checkpoint=Path(args.checkpoint), config=args.config,
+        tokens=Path(args.tokens) if args.tokens else None,
+        tokens2=Path(args.tokens2) if args.tokens2 else None,
+        backend=args.backend, dps=args.dps, hp_dps=args.hp_dps,
+        out=Path(args.out) if args.out else None, steps=args.steps,
+        perron=not args.no_perron, determinants=not args.no_det, blockseq=not args.no_blockseq,
+        hp_prompts=args.hp_prompts, hp_heads=args.hp_heads, jobs=args.jobs,
+        plots=not args.no_plots, progress=not args.quiet,
+        threads=args.threads, threads_applied=threads_applied)
+    run_audit(opts)
+    return 0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -245,6 +283,60 @@ def build_parser() -> argparse.ArgumentParser:
     _common(a); _audit_opts(a)
     a.add_argument("--update-lock", action="store_true", help="rewrite the statement lock")
     a.set_defaults(func=cmd_lean_audit)
+    au = sub.add_parser(
+        "audit", help="audit a PLDR-LLM v510 checkpoint with the reference model (spec D)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="The paper's numerical audit (PLGA_SPEC.md section D) of a v510 checkpoint, computed\n"
+                    "with pyref: rank-one statistics of A and A_LM, RoPE commutant/commutator residuals of\n"
+                    "G_LM, a certified Perron-Frobenius report and high-precision determinants of A_LM, DAG\n"
+                    "values, G-cache fidelity of greedy decoding, block CE vs sequential NLL, and the order\n"
+                    "parameter between two runs. Writes OUT/audit.json (every number), OUT/audit.md and PNG\n"
+                    "plots (matplotlib, the optional extra 'plot'; skipped with a note if it is missing).",
+        epilog="""\
+token files:
+  JSON: a list of ints (one prompt) or a list of lists of ints, e.g. [[5, 17, 3], [8, 2]];
+  or text: one prompt per line, ids separated by whitespace and/or commas, '#' comments.
+  Ids must lie in [0, vocab_size); 0 is [PAD]. Each prompt is run on its own (batch 1).
+
+examples:
+  plga audit model.safetensors --tokens prompts.json --out audit/
+  plga audit model.npz --config paper --tokens a.txt --tokens2 b.txt --steps 16
+  plga audit small.safetensors --backend mp --dps 40 --hp-prompts all
+
+exit codes: 0 audit written; 1 the audit failed (e.g. the model produced non-finite values);
+2 bad input (checkpoint/config mismatch, missing key, token id out of range, unwritable --out).
+Nothing is written unless the audit completes (audit.json is written atomically, last).""")
+    au.add_argument("checkpoint", help="v510 checkpoint, .safetensors or .npz (pyref/PyTorch state-dict key names)")
+    au.add_argument("--config", default=None,
+                    help="PLDRConfig JSON file (pyref.PLDRConfig.to_json fields), or 'paper' / 'paper:A_DFF' for "
+                         "the paper's 110M configuration (default: the config embedded in the checkpoint)")
+    au.add_argument("--tokens", default=None, help="token-id prompts (format below; default: one seeded random "
+                                                   "prompt of 16 ids)")
+    au.add_argument("--tokens2", default=None, help="prompts of a second run, paired with --tokens prompt by "
+                                                    "prompt, for the order parameter")
+    au.add_argument("--backend", choices=["float64", "float32", "mp"], default="float64",
+                    help="pyref backend (default float64; mp is for small models: object arrays are ~1000x slower)")
+    au.add_argument("--dps", type=_positive_int, default=50, help="decimal digits of the mp backend (default 50)")
+    au.add_argument("--hp-dps", type=_positive_int, default=30,
+                    help="decimal digits of the Perron report and the determinants (default 30, at least 15)")
+    au.add_argument("--out", default=None, help="output directory (default: ./audit-<checkpoint name>)")
+    au.add_argument("--steps", type=int, default=8, help="greedy decoding steps for G-cache fidelity (default 8)")
+    au.add_argument("--hp-prompts", choices=["first", "all"], default="first",
+                    help="prompts that get the Perron report and determinants (default: the first)")
+    au.add_argument("--hp-heads", type=_positive_int, default=None,
+                    help="Perron/determinants only for the first N heads of each layer (default: all)")
+    au.add_argument("--no-perron", action="store_true", help="skip the Perron report (the most expensive part)")
+    au.add_argument("--no-det", action="store_true", help="skip the determinants")
+    au.add_argument("--no-blockseq", action="store_true",
+                    help="skip block CE vs sequential NLL (costs one forward pass per token)")
+    au.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    au.add_argument("--jobs", type=_positive_int, default=2,
+                    help="processes for the Perron report and determinants (default 2)")
+    au.add_argument("--threads", type=_positive_int, default=1,
+                    help="BLAS threads (default 1: the audit's matrices are small, and extra threads slow "
+                         "them down on a busy machine)")
+    au.add_argument("--quiet", action="store_true", help="no progress bars")
+    au.set_defaults(func=cmd_audit)
     return ap
 
 

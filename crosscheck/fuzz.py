@@ -98,7 +98,7 @@ def run_all(profile: str = "ci", seed: int = 0, only: str | None = None, example
     it = jobs
     if progress:
         from tqdm import tqdm
-        it = tqdm(jobs, desc="fuzz", unit="prop", leave=False)
+        it = tqdm(jobs, desc="fuzz", unit="prop", leave=False, disable=None)  # off when not a TTY
     for p, b in it:
         results.append(run_property(p, b, profile, seed, examples))
     return results

@@ -138,7 +138,7 @@ def run_all(progress: bool = True) -> dict:
     it = MUTANTS
     if progress:
         from tqdm import tqdm
-        it = tqdm(MUTANTS, desc="mutants", unit="mutant", leave=False)
+        it = tqdm(MUTANTS, desc="mutants", unit="mutant", leave=False, disable=None)  # off when not a TTY
     for m in it:
         results.append(run_mutant(m))
     killed = sum(r["killed"] for r in results)
