@@ -21,6 +21,9 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
         os.replace(tmp, path)
     except OSError as exc:
         try:
