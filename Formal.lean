@@ -36,3 +36,8 @@ public import Formal.Perron.DominanceComplex
 public import Formal.Perron.Iteration
 public import Formal.Perron.Existence
 public import Formal.Perron.Theorem38
+public import Formal.Variants.DeltaNet
+public import Formal.Variants.Mhc
+public import Formal.Variants.Kla
+public import Formal.Variants.KlaChunk
+public import Formal.Variants.AttnRes

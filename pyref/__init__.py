@@ -18,9 +18,10 @@ Main API::
 
 Modules: :mod:`pyref.backend`, :mod:`pyref.config`, :mod:`pyref.rope`, :mod:`pyref.layers`,
 :mod:`pyref.plga`, :mod:`pyref.model`, :mod:`pyref.losses`, :mod:`pyref.checkpoint`,
-:mod:`pyref.analysis`.
+:mod:`pyref.analysis`; :mod:`pyref.variants` holds the neighbouring mechanisms (KLA, Gated
+DeltaNet/KDA, mHC, Attention Residuals).
 """
-from . import analysis, backend, checkpoint, layers, losses, plga, rope
+from . import analysis, backend, checkpoint, layers, losses, plga, rope, variants
 from .backend import Backend, get_backend, to_float64, to_mp
 from .checkpoint import state_dict_keys, state_dict_shapes
 from .config import PLDRConfig
@@ -32,6 +33,6 @@ __all__ = [
     "PLDRConfig", "PLDRModel", "SDPAModel", "ConstantGModel", "ForwardOutput", "GenerateOutput",
     "Backend", "get_backend", "to_float64", "to_mp", "state_dict_keys", "state_dict_shapes",
     "block_cross_entropy", "sequential_nll", "masked_cross_entropy", "dag_loss", "dag_regularizer",
-    "expm", "analysis", "backend", "checkpoint", "layers", "losses", "plga", "rope",
+    "expm", "analysis", "backend", "checkpoint", "layers", "losses", "plga", "rope", "variants",
 ]
 __version__ = "0.1.0"
