@@ -135,12 +135,21 @@ def run_mutant(m: Mutant, timeout: float = 900.0) -> dict:
 
 def run_all(progress: bool = True) -> dict:
     results = []
-    it = MUTANTS
+    mutants = all_mutants()
+    it = mutants
     if progress:
         from tqdm import tqdm
-        it = tqdm(MUTANTS, desc="mutants", unit="mutant", leave=False, disable=None)  # off when not a TTY
+        it = tqdm(mutants, desc="mutants", unit="mutant", leave=False, disable=None)  # off when not a TTY
     for m in it:
         results.append(run_mutant(m))
     killed = sum(r["killed"] for r in results)
     return {"total": len(results), "killed": killed, "score": killed / len(results) if results else 1.0,
             "mutants": results}
+
+
+def all_mutants() -> list[Mutant]:
+    """Every shipped mutant: :data:`MUTANTS` plus ``VARIANT_MUTANTS`` of
+    :mod:`crosscheck.properties.variants` (imported here, lazily: that module imports
+    :class:`Mutant` from this one)."""
+    from .properties.variants import VARIANT_MUTANTS
+    return MUTANTS + VARIANT_MUTANTS
