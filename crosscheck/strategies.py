@@ -69,13 +69,22 @@ def qkv(draw, max_s=8, max_dk=8):
     Q = draw(matrix(S, dk, structure=False))
     K = draw(matrix(T, dk))
     V = draw(matrix(T, dv, structure=False))
+    return Q, K, V, random_mask(draw, S, T)
+
+
+def random_mask(draw, S, T):
+    """A 0/1 attention mask [S, T] (1 = masked): none, causal (queries aligned to the last keys)
+    or random bits; one drawn key per row is kept allowed (a fully masked row is where the
+    authors' additive mask and the ideal masked softmax of the Lean statements differ).
+    Call from inside a ``@st.composite`` with its ``draw``."""
     kind = draw(st.sampled_from(["none", "causal", "random"]))
     if kind == "none":
-        mask = np.zeros((S, T))
+        m = np.zeros((S, T))
     elif kind == "causal":
-        mask = (np.arange(T)[None, :] > np.arange(S)[:, None] + max(T - S, 0)).astype(float)
+        m = (np.arange(T)[None, :] > np.arange(S)[:, None] + max(T - S, 0)).astype(float)
     else:
         bits = draw(st.lists(st.booleans(), min_size=S * T, max_size=S * T))
-        mask = np.array(bits, dtype=float).reshape(S, T)
-    mask[:, 0] = np.where(mask.all(axis=1), 0.0, mask[:, 0])  # keep one allowed key per row
-    return Q, K, V, mask
+        m = np.array(bits, dtype=float).reshape(S, T)
+    keep = draw(st.lists(st.integers(0, T - 1), min_size=S, max_size=S))
+    m[np.arange(S), keep] = 0.0
+    return m

@@ -60,3 +60,29 @@ def ctx(backend: str, dps: int):
 def mpf_is_exact(x, dps: int) -> bool:
     """True when every entry is an mpf (no float64 leaked into an mp computation)."""
     return all(isinstance(v, mpmath.mpf) for v in np.asarray(x).ravel())
+
+
+def state_dict_with_biases(model, rng, scale=0.5):
+    """State dict of ``model`` with every bias (and LayerNorm β) drawn from U(±scale), so that
+    bias handling is exercised (pyref's initializer zeros them)."""
+    sd = model.state_dict()
+    for k in sd:
+        if k.endswith(".bias"):
+            sd[k] = rng.uniform(-scale, scale, sd[k].shape)
+    return sd
+
+
+def generic_plga_state_dict(cfg, seed):
+    """A PLDR state dict with nonzero biases and O(1) operator parameters. pyref's initializer
+    gives P ≈ 0 and b = b_a = 0, so every G_LM would be ≈ a·𝟙𝟙ᵀ and nearly input-independent."""
+    rng = np.random.default_rng(seed + 1)
+    sd = state_dict_with_biases(pyref.PLDRModel.random(cfg, seed=seed), rng)
+    H, dk = cfg.num_heads, cfg.d_k
+    for l in range(cfg.num_layers):
+        m = f"decoder.dec_layers.{l}.mha1.plgatt_layer."
+        sd[m + "Wlst"] = rng.uniform(-1, 1, (H, dk, dk))
+        sd[m + "blst"] = rng.uniform(-0.5, 0.5, (H, dk, dk))
+        sd[m + "pwlst"] = rng.uniform(0, 1, (H, dk, dk))        # P ≥ 0: A_LM ≥ 1e-9 stays moderate
+        sd[m + "alst"] = rng.uniform(-1, 1, (H, dk, dk)) / dk
+        sd[m + "balst"] = rng.uniform(-1, 1, (H, dk, dk))
+    return sd

@@ -44,8 +44,8 @@ import pyref
 from pyref.backend import to_float64
 
 from ..registry import Outcome, prop
-from ..strategies import UNIT, matrix
-from ._util import bound, conv, ctx, maxabs
+from ..strategies import UNIT, matrix, random_mask
+from ._util import bound, conv, ctx, generic_plga_state_dict, maxabs, state_dict_with_biases
 
 NS = "PLGA.Attention."
 
@@ -135,21 +135,6 @@ def _mha(backend, dps, cfg, p, X, mask, mode, G=None, no_rope=False):
     return out, kv
 
 
-def _random_mask(draw, S, T):
-    """A 0/1 mask (1 = masked), one allowed key kept per row (a fully masked row is the
-    additive-mask case where pyref and the Lean ideal softmax differ; see JUSTIFY)."""
-    kind = draw(st.sampled_from(["none", "causal", "random"]))
-    if kind == "none":
-        m = np.zeros((S, T))
-    elif kind == "causal":
-        m = (np.arange(T)[None, :] > np.arange(S)[:, None] + max(T - S, 0)).astype(float)
-    else:
-        m = np.array(draw(st.lists(st.booleans(), min_size=S * T, max_size=S * T)), dtype=float).reshape(S, T)
-    keep = draw(st.lists(st.integers(0, T - 1), min_size=S, max_size=S))
-    m[np.arange(S), keep] = 0.0
-    return m
-
-
 def _attn_bound(backend, a, dk, T, Qs, Kmax, Vmax):
     """Bound on max|O₁ − O₂| for two evaluations of softmax(Q_i K̂ᵀ/√d_k + M·(−1e9)) V with the
     same K̂, V, M and queries within γ_a·Qs (entrywise) of the same exact Z, |Z| ≤ Qs:
@@ -184,32 +169,6 @@ def _tokens(lo=1, hi=6, pad=True):
     return st.lists(st.integers(0 if pad else 1, 10), min_size=lo, max_size=hi)
 
 
-def _sd_with_biases(model, rng, scale=0.5):
-    """State dict of ``model`` with every bias (and LayerNorm β) random, so that bias
-    absorption and bias handling are exercised (pyref's initializer zeros them)."""
-    sd = model.state_dict()
-    for k in sd:
-        if k.endswith(".bias"):
-            sd[k] = rng.uniform(-scale, scale, sd[k].shape)
-    return sd
-
-
-def _generic_plga_sd(cfg, seed):
-    """A PLDR state dict with nonzero biases and O(1) operator parameters (pyref's initializer
-    gives P ≈ 0, b = b_a = 0, so every G_LM would be ≈ a·𝟙𝟙ᵀ)."""
-    rng = np.random.default_rng(seed + 1)
-    sd = _sd_with_biases(pyref.PLDRModel.random(cfg, seed=seed), rng)
-    H, dk = cfg.num_heads, cfg.d_k
-    for l in range(cfg.num_layers):
-        m = f"decoder.dec_layers.{l}.mha1.plgatt_layer."
-        sd[m + "Wlst"] = rng.uniform(-1, 1, (H, dk, dk))
-        sd[m + "blst"] = rng.uniform(-0.5, 0.5, (H, dk, dk))
-        sd[m + "pwlst"] = rng.uniform(0, 1, (H, dk, dk))        # P ≥ 0: A_LM ≥ 1e-9 stays moderate
-        sd[m + "alst"] = rng.uniform(-1, 1, (H, dk, dk)) / dk
-        sd[m + "balst"] = rng.uniform(-1, 1, (H, dk, dk))
-    return sd
-
-
 def _fwd_dev(o1, o2) -> float:
     """max deviation of decoder output (hidden) and logits between two forward passes."""
     return max(maxabs(o1.hidden - o2.hidden), maxabs(o1.logits - o2.logits))
@@ -232,7 +191,7 @@ def mha_inputs(draw, generic_G=False):
     for n in ("wq", "wk", "wv", "dense"):
         p[n + ".weight"] = rng.uniform(-1, 1, (d, d)) * wscale
         p[n + ".bias"] = rng.uniform(-1, 1, d) * wscale * draw(st.sampled_from([0.0, 1.0]))
-    mask = _random_mask(draw, S, S)[None, None]
+    mask = random_mask(draw, S, S)[None, None]
     return d, X, p, mask, rng
 
 
@@ -287,7 +246,7 @@ def decoder_sdpa_inclusion(ex, backend, dps):
     (L, d, seed, toks), c = ex
     cfg = _cfg(L, d)
     rng = np.random.default_rng(seed + 7)
-    sd = _sd_with_biases(pyref.ConstantGModel.random(cfg, seed=seed), rng)
+    sd = state_dict_with_biases(pyref.ConstantGModel.random(cfg, seed=seed), rng)
     H, dk = cfg.num_heads, cfg.d_k
     plga = pyref.ConstantGModel.from_state_dict(sd, cfg, G=[c * np.broadcast_to(np.eye(dk), (H, dk, dk))] * L)
     sd2 = dict(sd)
@@ -407,7 +366,7 @@ def collapse_along_trajectory(ex, backend, dps):
     and every other operation is the same on bitwise-equal operands."""
     L, d, seed, toks, other = ex
     cfg = _cfg(L, d)
-    full = pyref.PLDRModel.from_state_dict(_generic_plga_sd(cfg, seed), cfg)
+    full = pyref.PLDRModel.from_state_dict(generic_plga_state_dict(cfg, seed), cfg)
     out = full.forward([toks], backend=backend, dps=dps)
     G = [dd["G_LM"][0] for dd in out.deductive]
     pinned = full.to_constant_operator(G=G)
@@ -430,7 +389,7 @@ def invariant_case(draw):
 
 def _a_zero_sd(cfg, seed, Gstar):
     """A generic PLDR state dict with a = 0 and b_a = G*_l in every layer: G_LM ≡ G*_l."""
-    sd = _generic_plga_sd(cfg, seed)
+    sd = generic_plga_state_dict(cfg, seed)
     for l in range(cfg.num_layers):
         m = f"decoder.dec_layers.{l}.mha1.plgatt_layer."
         sd[m + "alst"] = np.zeros_like(sd[m + "alst"])
@@ -559,7 +518,7 @@ def avg_inputs(draw):
     K = draw(matrix(T, dk, magnitude=MODEST))
     V = draw(matrix(T, dv, magnitude=st.sampled_from([1.0, 1e-3, 1e3])))
     G = draw(st.one_of(st.none(), matrix(dk, dk, magnitude=MODEST, structure=False)))
-    return Q, K, V, G, _random_mask(draw, S, T)
+    return Q, K, V, G, random_mask(draw, S, T)
 
 
 @prop(theorems=[NS + "maskedSoftmax_avg_le"],
@@ -669,7 +628,7 @@ def single_head_case(draw):
         G = _commuting_op(draw(matrix(dk // 2, 2, magnitude=MODEST, structure=False)))
     else:
         G = draw(matrix(dk, dk, magnitude=MODEST))
-    return X, W, bias, G, K, V, _random_mask(draw, S, T), rope
+    return X, W, bias, G, K, V, random_mask(draw, S, T), rope
 
 
 @prop(theorems=[NS + "plgaAttention_absorb", NS + "plgaAttention_rope_absorb"],
@@ -799,7 +758,7 @@ def decoder_absorption(ex, backend, dps):
     rng = np.random.default_rng(seed + 11)
     setup = _dyadic_absorb_setup(cfg, rng, commuting=kind != "norope")
     if kind == "pinned":
-        sd = _sd_with_biases(pyref.ConstantGModel.random(cfg, seed=seed), rng)
+        sd = state_dict_with_biases(pyref.ConstantGModel.random(cfg, seed=seed), rng)
     else:
         sd = _a_zero_sd(cfg, seed, [s[2] for s in setup])
     sd_abs = dict(sd)

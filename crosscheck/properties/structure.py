@@ -28,7 +28,7 @@ from pyref.backend import to_float64
 
 from ..registry import Outcome, prop
 from ..strategies import matrix
-from ._util import bound, conv, ctx, gamma, maxabs
+from ._util import bound, conv, ctx, gamma, generic_plga_state_dict, maxabs, state_dict_with_biases
 
 ST = "PLGA.Structure."
 LN = "PLGA.LayerNorm."
@@ -428,14 +428,6 @@ def density_quadratic_form(ex, backend, dps):
 
 
 # ================================================ 3. online contract on a causal model
-def _sd_biases(model, rng, scale=0.5):
-    sd = model.state_dict()
-    for key in sd:
-        if key.endswith(".bias"):
-            sd[key] = rng.uniform(-scale, scale, sd[key].shape)
-    return sd
-
-
 @st.composite
 def causal_case(draw):
     L = draw(st.sampled_from([1, 2]))
@@ -491,7 +483,7 @@ def causal_block_equals_online(ex, backend, dps):
     cfg = _cfg(L, d)
     rng = np.random.default_rng(seed + 13)
     base = pyref.ConstantGModel.random(cfg, seed=seed)
-    sd = _sd_biases(base, rng)
+    sd = state_dict_with_biases(base, rng)
     sd["final_layer.bias"][0] = -50.0
     Gs = [rng.uniform(-1, 1, (cfg.num_heads, cfg.d_k, cfg.d_k)) for _ in range(L)]
     model = pyref.ConstantGModel.from_state_dict(sd, cfg, G=Gs)
@@ -527,22 +519,6 @@ def causal_block_equals_online(ex, backend, dps):
 
 
 # ============================= 4. the global Gram is not prefix-consistent; the causal fix
-def _generic_plga_sd(cfg, seed):
-    """A PLDR state dict with nonzero biases and O(1) operator parameters (pyref's initializer
-    has P ≈ 0 and b = b_a = 0, which makes G_LM nearly input-independent)."""
-    rng = np.random.default_rng(seed + 1)
-    sd = _sd_biases(pyref.PLDRModel.random(cfg, seed=seed), rng)
-    H, dk = cfg.num_heads, cfg.d_k
-    for l in range(cfg.num_layers):
-        m = f"decoder.dec_layers.{l}.mha1.plgatt_layer."
-        sd[m + "Wlst"] = rng.uniform(-1, 1, (H, dk, dk))
-        sd[m + "blst"] = rng.uniform(-0.5, 0.5, (H, dk, dk))
-        sd[m + "pwlst"] = rng.uniform(0, 1, (H, dk, dk))
-        sd[m + "alst"] = rng.uniform(-1, 1, (H, dk, dk)) / dk
-        sd[m + "balst"] = rng.uniform(-1, 1, (H, dk, dk))
-    return sd
-
-
 def _layer0_queries(sd, cfg, toks, b):
     """Rotated queries q̂ [H, S, d_k] of layer 0, from pyref's public functions exactly as its
     forward computes them (embedding·√d, LN_emb, W_Q x + b_Q, per-head RoPE at positions 0…S−1)."""
@@ -616,7 +592,7 @@ def global_gram_not_prefix_consistent(ex, backend, dps):
     left to right, like the running sum), then identical LN_A/Φ_res calls: bound 1e-40·scale."""
     L, d, seed, x, z = ex
     cfg = _cfg(L, d)
-    sd = _generic_plga_sd(cfg, seed)
+    sd = generic_plga_state_dict(cfg, seed)
     model = pyref.PLDRModel.from_state_dict(sd, cfg)
     b = pyref.get_backend(backend, dps)
     S = len(x)
