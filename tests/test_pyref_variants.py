@@ -116,7 +116,7 @@ def test_kla_chunkwise_equals_recurrence_mp_and_float64(C):
     T, dk = e["K"].shape
     beta = e["eta"] / (np.sum(e["K"] ** 2, axis=1) + 1e-6)
     Qn = e["Q"] / np.linalg.norm(e["Q"], axis=1, keepdims=True)
-    Oa, Sa = P._abs_kla_chunkwise(e["S0"], e["K"], e["V"], Qn, e["alpha"], beta, min(C, T))
+    Oa, Sa, _ = P._abs_kla_chunkwise(e["S0"], e["K"], e["V"], Qn, e["alpha"], beta, min(C, T))
     D = T * (2 * dk + 3 * min(C, T) + 12) + 2 * dk + 3 * min(C, T) + 10
     g = P.SLACK * _util.gamma(D)
     assert np.all(np.abs(Of - to_float64(Or)) <= g * Oa + TOL_MP)
