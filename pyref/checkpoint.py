@@ -142,6 +142,9 @@ def _atomic_write(path, writer, suffix):
     os.close(fd)
     try:
         writer(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
         os.replace(tmp, path)
     except BaseException:
         try:
