@@ -44,7 +44,8 @@ import pyref
 from pyref.backend import to_float64
 
 from ..registry import Outcome, prop
-from ..strategies import UNIT, matrix, random_mask
+from ..strategies import matrix, random_mask
+from .attention import score_rows
 from ._util import bound, conv, ctx, generic_plga_state_dict, maxabs, state_dict_with_biases
 
 NS = "PLGA.Attention."
@@ -477,13 +478,9 @@ def gcache_converse_counterexample(ex, backend, dps):
 
 
 # ============================================================================ softmax facts
-@st.composite
-def score_row(draw):
-    n = draw(st.integers(1, 12))
-    x = np.array(draw(st.lists(UNIT.map(lambda v: 20 * v), min_size=n, max_size=n)))
-    keep = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
-    keep[draw(st.integers(0, n - 1))] = True
-    return x, keep
+def score_row():
+    """(scores, allowed-key mask) rows: ``attention.score_rows`` without its shift."""
+    return score_rows().map(lambda ex: ex[:2])
 
 
 @prop(theorems=[NS + "maskedSoftmax_eq_mul_inv"],
