@@ -2,6 +2,9 @@ module
 
 public import Formal.Data.Sum
 public import Formal.Data.Matrix
+public import Formal.Data.Order
+public import Formal.Data.Block
+public import Formal.Data.FinBij
 public import Formal.Analytic
 public import Formal.Metric
 public import Formal.Attention.Softmax
@@ -10,16 +13,13 @@ public import Formal.Attention.MultiHead
 public import Formal.Attention.Collapse
 public import Formal.Attention.Absorb
 public import Formal.Attention.Cache
-public import Formal.Rope.Block
 public import Formal.Rope.Rotation
 public import Formal.Rope.Commutant
 public import Formal.Rope.Projection
-public import Formal.Rope.FinBij
 public import Formal.Rope.Kernel
 public import Formal.Rope.Collapse
 public import Formal.Rope.Flat
 public import Formal.Rope.Witness
-public import Formal.Structure.Basic
 public import Formal.Structure.PowerLaw
 public import Formal.Structure.Dag
 public import Formal.Structure.Density
@@ -41,3 +41,6 @@ public import Formal.Variants.Mhc
 public import Formal.Variants.Kla
 public import Formal.Variants.KlaChunk
 public import Formal.Variants.AttnRes
+public import Formal.Spec.Operator
+public import Formal.Spec.Decoder
+public import Formal.Spec.Theorems

@@ -3,15 +3,39 @@ module
 /-!
 # Analytic functions as hypothesis structures
 
-Core Lean has no real numbers and no `exp`, `log`, sigmoid, `sqrt`. Instead of
-postulating them (never an `axiom` in this project), a theorem that needs one
-takes a *structure* bundling the function with exactly the properties the proof
-uses. Every structure here is satisfied by mathlib's real functions
-(`Real.exp`, `Real.log`, `Real.sqrt`, the logistic function `1/(1+e^{-u})`), so
-each theorem applies to `ℝ` by supplying the instance; the statements stay true
-and checkable for any other model too.
+Core Lean has no real numbers and no `exp`, `log`, sigmoid, `sqrt`. Instead of postulating them
+(never an `axiom` in this project), a theorem that needs one takes a *structure* bundling the
+function with exactly the properties the proof uses. Every structure here is satisfied by
+mathlib's real functions, so each theorem applies to `ℝ` by supplying the instance; the
+statements stay true and checkable for any other model too.
 
-No paper result is formalized here; this is infrastructure.
+## Main definitions
+
+* `ExpFn`: an exponential, a positive homomorphism `(α, +) → (α, *)` (`Real.exp`: `Real.exp_add`,
+  `Real.exp_zero`, `Real.exp_pos`);
+* `ExpLog`: an exponential with a logarithm inverse to it on the positive half-line
+  (`Real.exp`/`Real.log`: `Real.log_exp`, `Real.exp_log`);
+* `ExpLog.rpow`: the real power `a^p = exp (p · log a)` (`Real.rpow` on positive bases);
+* `PosFn`: a positive gate function, e.g. the logistic sigmoid `σ(u) = 1/(1+e^{-u})`; only
+  positivity is assumed;
+* `SqrtFn`: a square root on the nonnegative half-line (`Real.sqrt`: `Real.sqrt_nonneg`,
+  `Real.mul_self_sqrt`).
+
+## Main statements
+
+* none: this file only defines the hypothesis structures.
+
+## Implementation notes
+
+No paper result is formalized here; this is infrastructure. The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` uses mathlib's `Real.exp`, `Real.log`, `Real.sqrt` and the
+real sigmoid directly, so it has no counterpart.
+
+## References
+
+* the analytic functions of Def 3.1 (sigmoid), Prop 3.7 (power), Prop 5.2 (softmax), Lem 5.11
+  (square root) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 (where they occur in the architecture).
 -/
 
 @[expose] public section
@@ -40,6 +64,11 @@ structure ExpLog (α : Type u) [Add α] [Mul α] [OfNat α 0] [OfNat α 1] [LT �
   log_exp : ∀ x, log (exp x) = x
   /-- `exp (log x) = x` for `0 < x` -/
   exp_log : ∀ x, 0 < x → exp (log x) = x
+
+/-- The real power `a^p = exp (p · log a)` of an `ExpLog` (`Real.rpow` on positive bases). -/
+def ExpLog.rpow {α : Type u} [Add α] [Mul α] [OfNat α 0] [OfNat α 1] [LT α] (E : ExpLog α)
+    (a p : α) : α :=
+  E.exp (p * E.log a)
 
 /-- A positive gate function, e.g. the logistic sigmoid `σ(u) = 1/(1+e^{-u})`,
 which lies in `(0, 1)`. Only positivity is assumed. -/

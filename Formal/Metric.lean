@@ -6,16 +6,35 @@ public import Formal.Data.Matrix
 /-!
 # iSwiGLU and the metric tensor `A_LM` (Def 3.1, Prop 3.7)
 
-`iSwiGLU(u) = u · silu(u) = u² σ(u)` for a positive gate `σ` (the sigmoid in the
-model), and the interaction (metric) tensor
-`A_LM = iSwiGLU(W A + b) + ε`, where `W` left-multiplies `A` (it mixes rows) and
-`iSwiGLU` acts entrywise (`../shared/spec/PLGA_SPEC.md`, A.4 step 6).
+`iSwiGLU(u) = u · silu(u) = u² σ(u)` for a positive gate `σ` (the sigmoid in the model), and the
+interaction (metric) tensor `A_LM = iSwiGLU(W A + b) + ε`, where `W` left-multiplies `A` (it mixes
+rows) and `iSwiGLU` acts entrywise. `iSwiGLU ≥ 0`, `> 0` off zero, and every entry of `A_LM` is
+`≥ ε` (strictly positive for `ε > 0`) — the entrywise positivity that the Perron–Frobenius
+theorem (Thm 3.8) needs.
 
-Proved: `iSwiGLU ≥ 0`, `> 0` off zero, and every entry of `A_LM` is `≥ ε`
-(strictly positive for `ε > 0`) — the entrywise positivity that the
-Perron–Frobenius theorem (Thm 3.8) needs. Counterparts in the authors' repository:
-`iswiglu_nonneg`, `iswiglu_pos`, `metric_entry_ge`, `metric_entry_pos`
-(`Iswiglu.lean`), there for the real sigmoid only.
+## Main definitions
+
+* `iswiglu σ u`: `iSwiGLU(u) = u² σ(u)` for a gate `σ`;
+* `metricTensor σ W A b ε`: `A_LM = iSwiGLU(W A + b) + ε`.
+
+## Main statements
+
+* `iswiglu_nonneg`, `iswiglu_pos`: `iSwiGLU ≥ 0`, and `> 0` for `u ≠ 0` (Def 3.1);
+* `metricTensor_entry_ge`, `metricTensor_entry_pos`: every entry of `A_LM` is `≥ ε`, hence `> 0`
+  for `ε > 0` (Prop 3.7).
+
+## Implementation notes
+
+The gate is any function (positivity via `PosFn` where needed), over any ordered ring.
+Counterparts in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations`:
+`iswiglu_nonneg`, `iswiglu_pos`, `metric_entry_ge`, `metric_entry_pos` (`Iswiglu.lean`), there
+for the real sigmoid only and without the full `W A + b` input. Not covered: the shape of
+`iSwiGLU` (monotonicity, growth), upper bounds on `A_LM`.
+
+## References
+
+* Def 3.1, Prop 3.7, Thm 3.8 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 step 6 (metric tensor).
 -/
 
 @[expose] public section

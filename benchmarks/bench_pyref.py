@@ -37,10 +37,10 @@ if _T is not None:
     for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[_v] = _T
 
-import numpy as np  # noqa: E402
+import numpy as np  # noqa: E402 (after the BLAS thread variables above)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import pyref  # noqa: E402
+import pyref  # noqa: E402 (after the BLAS variables and the sys.path insertion)
 
 
 def timeit(fn, repeats):
@@ -69,7 +69,7 @@ def part1(seqs, repeats):
     cfg = pyref.PLDRConfig.paper(max_seq_len=max(seqs))
     model = pyref.PLDRModel.random(cfg, seed=0)
     peer = peer_from_state_dict(model.state_dict(), cfg)
-    print(f"\n[1] float64 forward, paper configuration ({cfg.num_parameters():,} parameters), "
+    print(f"\n[1] float64 forward, paper configuration ({pyref.num_parameters(cfg):,} parameters), "
           f"batch 1, torch threads {torch.get_num_threads()}, median of {repeats}")
     print("wall = elapsed seconds; cpu = process CPU seconds (robust to other load on the machine)")
     print(f"{'S':>6} {'pyref wall':>10} {'torch wall':>10} {'ratio':>6} {'pyref cpu':>10} "
@@ -87,8 +87,8 @@ def part1(seqs, repeats):
                 res[key][1].append(time.process_time() - c)
         pw, pc = (statistics.median(v) for v in res["p"])
         tw, tc = (statistics.median(v) for v in res["t"])
-        print(f"{S:>6} {pw:>10.3f} {tw:>10.3f} {pw / tw:>6.2f} {pc:>10.3f} {tc:>10.3f} {pc / tc:>6.2f} "
-              f"{dev:>12.2e}", flush=True)
+        print(f"{S:>6} {pw:>10.3f} {tw:>10.3f} {pw / tw:>6.2f} {pc:>10.3f} {tc:>10.3f} "
+              f"{pc / tc:>6.2f} {dev:>12.2e}", flush=True)
 
 
 def part2(digits, S):
@@ -129,7 +129,8 @@ def part3(prompt_len, new_tokens):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--seqs", type=int, nargs="+", default=[128, 256, 512, 1024])
     ap.add_argument("--repeats", type=int, default=3)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 
 import torch
-from torch import nn
 import torch.nn.functional as F
+from torch import nn
 
 
 class GLU(nn.Module):
@@ -62,8 +62,9 @@ class MHA(nn.Module):
         self.wq, self.wk, self.wv = nn.Linear(d, d), nn.Linear(d, d), nn.Linear(d, d)
         self.plgatt_layer = OperatorParams(H, self.dk)
         self.dense = nn.Linear(d, d)
-        self.reslayerAs = nn.ModuleList([ResUnit(self.dk, c["a_dff"], c["num_glu_blocks"], c["ln_eps"])
-                                         for _ in range(c["num_res_units"])])
+        self.reslayerAs = nn.ModuleList([
+            ResUnit(self.dk, c["a_dff"], c["num_glu_blocks"], c["ln_eps"])
+            for _ in range(c["num_res_units"])])
         self.layernorm1 = nn.LayerNorm(self.dk, eps=c["ln_eps"])
 
     def rope(self, x, start):
@@ -102,8 +103,8 @@ class MHA(nn.Module):
         E = (q @ G) @ k.transpose(-1, -2) / math.sqrt(dk)
         if mask is not None:
             E = E + mask * -1e9
-        O = torch.softmax(E, dim=-1) @ v
-        out = self.dense(O.transpose(1, 2).reshape(B, S, d))
+        heads_out = torch.softmax(E, dim=-1) @ v
+        out = self.dense(heads_out.transpose(1, 2).reshape(B, S, d))
         return out, (k, v, A), (A_LM, G)
 
 
@@ -155,9 +156,9 @@ class PeerModel(nn.Module):
         x = self.decoder.embedding(tok) * math.sqrt(self.c["d_model"])
         x = self.decoder.layernorm1(x)
         new_kv, new_gc = [], []
-        for l, layer in enumerate(self.decoder.dec_layers):
-            x, kv, gc = layer(x, mask, None if kvcache is None else kvcache[l],
-                              None if gcache is None else gcache[l])
+        for li, layer in enumerate(self.decoder.dec_layers):
+            x, kv, gc = layer(x, mask, None if kvcache is None else kvcache[li],
+                              None if gcache is None else gcache[li])
             new_kv.append(kv)
             new_gc.append(gc)
         return self.final_layer(x), new_kv, new_gc

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI entry point: axiom audit + statement lock (see crosscheck/lean/audit.py).
+# CI entry point: axiom audit + statement lock (see crosscheck/lean/axioms.py).
 # Pass --update-lock to rewrite ci/statement-lock.json after an intended statement change.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -13,7 +13,7 @@ stamp="$VENV/.plga-installed"
 if [ ! -f "$stamp" ] || [ "$ROOT/pyproject.toml" -nt "$stamp" ]; then
   echo "[setup] installing the project and its dependencies into $VENV"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip >/dev/null
-  "$VENV/bin/python" -m pip install --quiet -e "$ROOT[plot]"
+  "$VENV/bin/python" -m pip install --quiet -e "$ROOT[plot,dev]"
   touch "$stamp"
 fi
 export PATH="$VENV/bin:$PATH"

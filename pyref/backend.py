@@ -102,7 +102,8 @@ class Backend:
     def __post_init__(self):
         if self.name not in BACKENDS:
             raise ValueError(f"backend: expected one of {BACKENDS}, got {self.name!r}")
-        if isinstance(self.dps, bool) or not isinstance(self.dps, (int, np.integer)) or self.dps < 1:
+        dps = self.dps
+        if isinstance(dps, bool) or not isinstance(dps, (int, np.integer)) or dps < 1:
             raise ValueError(f"backend: dps must be a positive int, got {self.dps!r}")
 
     # ------------------------------------------------------------------ basics

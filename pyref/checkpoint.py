@@ -1,21 +1,14 @@
-"""State-dict key names/shapes (PyTorch v510 ``PLDR_Model.state_dict()``), validation,
-and safetensors / npz IO (never pickle; atomic writes).
+"""Checkpoint files: safetensors / npz reading and writing (never pickle; atomic writes).
 
-Linear weights are ``[out, in]``; only parameters appear (RoPE tables are not
-persistent).  Per layer there are 25 tensors outside Φ_res (mha1: 4 Linear × 2, 5
-operator tensors, LayerNorm on A × 2; ffn 3 Linear × 2; layernorm1/2 × 2) and
-``num_glu_blocks·6 + 2`` per residual unit, plus 5 top-level tensors:
-``5 + L·(25 + N_res·(6·n_blocks + 2))`` in total (109,689,362 parameters for the
-paper configuration).
-
-The constant-operator ablation (v510G) and the SDPA model have the same keys minus
-``mha1.reslayerAs.*``, ``mha1.plgatt_layer.*`` and ``mha1.layernorm1.*``.
+The key names, shapes and validation of the arrays are :mod:`pyref.state_dict`; this
+module only moves named arrays (plus the config as JSON metadata) to and from files.
+Constant-operator models store their operators as extra entries
+``__pyref_constant_G__.{l}``.
 """
 from __future__ import annotations
 
 import os
 import tempfile
-from collections import OrderedDict
 
 import numpy as np
 
@@ -23,113 +16,6 @@ from .config import PLDRConfig
 
 CONFIG_KEY = "__pyref_config__"          # npz entry / safetensors metadata key
 CONSTANT_G_PREFIX = "__pyref_constant_G__."  # extra entries saved by constant-operator models
-
-VARIANTS = ("plga", "constant", "sdpa")
-
-
-def state_dict_shapes(config: PLDRConfig, variant: str = "plga") -> "OrderedDict[str, tuple]":
-    """Ordered mapping key -> shape, in the order torch registers the parameters."""
-    if variant not in VARIANTS:
-        raise ValueError(f"state_dict_shapes: variant must be one of {VARIANTS}, got {variant!r}")
-    c = config
-    d, V, H, dk, F, Fa = c.d_model, c.vocab_size, c.num_heads, c.d_k, c.dff, c.a_dff
-    s: "OrderedDict[str, tuple]" = OrderedDict()
-    s["decoder.embedding.weight"] = (V, d)
-    for l in range(c.num_layers):
-        m = f"decoder.dec_layers.{l}.mha1."
-        for lin in ("wq", "wk", "wv"):
-            s[m + lin + ".weight"] = (d, d)
-            s[m + lin + ".bias"] = (d,)
-        if variant == "plga":
-            for t in ("Wlst", "blst", "pwlst", "alst", "balst"):
-                s[m + "plgatt_layer." + t] = (H, dk, dk)
-        s[m + "dense.weight"] = (d, d)
-        s[m + "dense.bias"] = (d,)
-        if variant == "plga":
-            for u in range(c.num_res_units):
-                r = m + f"reslayerAs.{u}."
-                for g in range(c.num_glu_blocks):
-                    q = r + f"denseAs.{g}."
-                    s[q + "gluw1.weight"] = (Fa, dk)
-                    s[q + "gluw1.bias"] = (Fa,)
-                    s[q + "gluw2.weight"] = (Fa, dk)
-                    s[q + "gluw2.bias"] = (Fa,)
-                    s[q + "gluw3.weight"] = (dk, Fa)
-                    s[q + "gluw3.bias"] = (dk,)
-                s[r + "layernormA.weight"] = (dk,)
-                s[r + "layernormA.bias"] = (dk,)
-            s[m + "layernorm1.weight"] = (dk,)
-            s[m + "layernorm1.bias"] = (dk,)
-        f = f"decoder.dec_layers.{l}.ffn."
-        s[f + "gluw1.weight"] = (F, d)
-        s[f + "gluw1.bias"] = (F,)
-        s[f + "gluw2.weight"] = (F, d)
-        s[f + "gluw2.bias"] = (F,)
-        s[f + "gluw3.weight"] = (d, F)
-        s[f + "gluw3.bias"] = (d,)
-        for ln in ("layernorm1", "layernorm2"):
-            s[f"decoder.dec_layers.{l}.{ln}.weight"] = (d,)
-            s[f"decoder.dec_layers.{l}.{ln}.bias"] = (d,)
-    s["decoder.layernorm1.weight"] = (d,)
-    s["decoder.layernorm1.bias"] = (d,)
-    s["final_layer.weight"] = (V, d)
-    s["final_layer.bias"] = (V,)
-    return s
-
-
-def state_dict_keys(config: PLDRConfig, variant: str = "plga") -> list:
-    """The state-dict key names, in torch registration order."""
-    return list(state_dict_shapes(config, variant))
-
-
-def _to_numpy(name, v):
-    """Accept numpy arrays, array-likes and (duck-typed) torch tensors."""
-    if hasattr(v, "detach") and hasattr(v, "cpu"):  # torch.Tensor, without importing torch
-        t = v.detach().cpu()
-        if "bfloat16" in str(getattr(t, "dtype", "")):
-            t = t.float()  # bfloat16 -> float32 is exact
-        v = t.numpy()
-    try:
-        return np.asarray(v)
-    except Exception as e:  # pragma: no cover - exotic inputs
-        raise ValueError(f"state dict entry {name!r}: cannot convert to an array ({e})") from None
-
-
-def validate_state_dict(arrays, config: PLDRConfig, variant: str = "plga", strict: bool = True):
-    """Check keys, shapes, dtypes and finiteness; return an ordered dict of read-only
-    float64 copies.
-
-    Missing or (with ``strict``) extra keys raise ``KeyError``; wrong shape, non-float
-    dtype or non-finite values raise ``ValueError`` naming the key.
-    """
-    if not hasattr(arrays, "keys") or not hasattr(arrays, "__getitem__"):
-        raise ValueError(f"state dict: expected a mapping name -> array, got {type(arrays).__name__}")
-    shapes = state_dict_shapes(config, variant)
-    keys = set(arrays.keys())
-    missing = [k for k in shapes if k not in keys]
-    extra = sorted(k for k in keys if k not in shapes)
-    if missing:
-        raise KeyError(f"state dict ({variant}): {len(missing)} missing key(s), e.g. {missing[:5]}")
-    if extra and strict:
-        raise KeyError(f"state dict ({variant}): {len(extra)} unexpected key(s), e.g. {extra[:5]}")
-    out = OrderedDict()
-    for k, shp in shapes.items():
-        a = _to_numpy(k, arrays[k])
-        if a.dtype.kind != "f":
-            raise ValueError(f"state dict entry {k!r}: expected a floating dtype, got {a.dtype}")
-        if tuple(a.shape) != tuple(shp):
-            raise ValueError(f"state dict entry {k!r}: expected shape {tuple(shp)}, got {tuple(a.shape)}")
-        if a.dtype == np.float64 and not a.flags.writeable and a.base is None:
-            pass  # already one of our validated read-only copies: no second copy
-        else:
-            a = np.array(a, dtype=np.float64, copy=True)  # exact widening of float16/32
-        bad = ~np.isfinite(a)
-        if bad.any():
-            idx = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"state dict entry {k!r}: {int(bad.sum())} non-finite value(s), first at index {idx} = {a[idx]}")
-        a.setflags(write=False)
-        out[k] = a
-    return out
 
 
 # ------------------------------------------------------------------------------- IO

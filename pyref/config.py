@@ -1,4 +1,8 @@
-"""PLDRConfig: the hyperparameters of a PLDR-LLM v510 model (spec A.0)."""
+"""PLDRConfig: the hyperparameters of a PLDR-LLM v510 model (spec A.0).
+
+Imports nothing from :mod:`pyref`. :meth:`PLDRConfig.num_parameters` is the closed-form
+count; :func:`pyref.state_dict.num_parameters` sums the state-dict shapes, and a test keeps
+the two equal."""
 from __future__ import annotations
 
 import json
@@ -19,7 +23,8 @@ def _check_pos_float(name, v, allow_zero=False):
     except (TypeError, ValueError):
         raise ValueError(f"PLDRConfig.{name}: expected a real number, got {v!r}") from None
     if isinstance(v, bool) or not math.isfinite(f) or f < 0 or (f == 0 and not allow_zero):
-        raise ValueError(f"PLDRConfig.{name}: expected a finite {'non-negative' if allow_zero else 'positive'} number, got {v!r}")
+        raise ValueError(f"PLDRConfig.{name}: expected a finite "
+                         f"{'non-negative' if allow_zero else 'positive'} number, got {v!r}")
 
 
 @dataclass(frozen=True)
@@ -52,9 +57,11 @@ class PLDRConfig:
                   "num_glu_blocks", "vocab_size", "max_seq_len"):
             _check_pos_int(n, getattr(self, n))
         if self.d_model % self.num_heads:
-            raise ValueError(f"PLDRConfig: d_model={self.d_model} is not divisible by num_heads={self.num_heads}")
+            raise ValueError(f"PLDRConfig: d_model={self.d_model} is not divisible by "
+                             f"num_heads={self.num_heads}")
         if self.d_k % 2:
-            raise ValueError(f"PLDRConfig: head dim d_k = d_model/num_heads = {self.d_k} must be even (RoPE rotates pairs)")
+            raise ValueError(f"PLDRConfig: head dim d_k = d_model/num_heads = {self.d_k} must be "
+                             "even (RoPE rotates pairs)")
         _check_pos_float("rope_base", self.rope_base)
         _check_pos_float("ln_eps", self.ln_eps)
         _check_pos_float("metric_eps", self.metric_eps, allow_zero=True)
@@ -71,10 +78,27 @@ class PLDRConfig:
         return cls(num_layers=5, d_model=896, num_heads=14, dff=2389, a_dff=a_dff,
                    num_res_units=8, num_glu_blocks=2, vocab_size=32000, max_seq_len=max_seq_len)
 
-    def num_parameters(self) -> int:
-        """Total parameter count (109,689,362 for :meth:`paper`)."""
-        from .checkpoint import state_dict_shapes
-        return int(sum(int(np.prod(s)) for s in state_dict_shapes(self).values()))
+    def num_parameters(self, variant: str = "plga") -> int:
+        """Parameter count in closed form (109,689,362 for :meth:`paper`).
+
+        Per layer: q, k, v, output projections ``4·(d² + d)``; FFN SwiGLU
+        ``2·(dff·d + dff) + d·dff + d``; two LayerNorms ``4d``; and for the learned
+        operator (``variant="plga"``) five ``H·d_k²`` operator tensors, LN_A ``2·d_k`` and
+        ``N_res`` residual units of ``n_blocks`` SwiGLU blocks (``d_k → a_dff → d_k``) plus
+        a LayerNorm each.  Top level: embedding ``V·d``, LayerNorm ``2d``, head ``d·V + V``.
+        """
+        if variant not in ("plga", "constant", "sdpa"):
+            raise ValueError(f"PLDRConfig.num_parameters: variant must be 'plga', 'constant' "
+                             f"or 'sdpa', got {variant!r}")
+        d, dk, H, f, a = self.d_model, self.d_k, self.num_heads, self.dff, self.a_dff
+        glu = 2 * (f * d + f) + d * f + d
+        layer = 4 * (d * d + d) + glu + 4 * d
+        if variant == "plga":
+            block = 2 * (a * dk + a) + dk * a + dk
+            unit = self.num_glu_blocks * block + 2 * dk
+            layer += 5 * H * dk * dk + 2 * dk + self.num_res_units * unit
+        V = self.vocab_size
+        return V * d + self.num_layers * layer + 2 * d + d * V + V
 
     def to_dict(self) -> dict:
         return asdict(self)

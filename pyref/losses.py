@@ -16,6 +16,7 @@ import mpmath
 import numpy as np
 
 from .backend import Backend, get_backend
+from .inputs import check_tokens
 
 
 @dataclass
@@ -55,7 +56,8 @@ def masked_cross_entropy(logits, targets, pad_id=0, backend="float64", dps=50) -
     with b.context():
         x = b.asarray(logits)
         if x.ndim != 3 or x.shape[:2] != t.shape:
-            raise ValueError(f"masked_cross_entropy: logits {x.shape} must be [B, S, V] with targets [B, S] = {t.shape}")
+            raise ValueError(f"masked_cross_entropy: logits {x.shape} must be [B, S, V] with "
+                             f"targets [B, S] = {t.shape}")
         if t.size and (t.min() < 0 or t.max() >= x.shape[-1]):
             raise ValueError(f"masked_cross_entropy: target ids must lie in [0, {x.shape[-1]})")
         lsm = _log_softmax(b, x)
@@ -65,7 +67,7 @@ def masked_cross_entropy(logits, targets, pad_id=0, backend="float64", dps=50) -
 
 
 def _check_seq(model, tokens):
-    t = model._check_tokens(tokens)
+    t = check_tokens(tokens, model.config.vocab_size)
     if t.shape[1] < 2:
         raise ValueError(f"loss: need at least 2 tokens per sequence, got shape {t.shape}")
     return t
@@ -107,10 +109,10 @@ def _expm_float(M, dtype):
     norm = float(np.max(np.sum(np.abs(M), axis=-1))) if M.size else 0.0
     s = max(0, int(math.ceil(math.log2(norm / 0.5)))) if norm > 0.5 else 0
     X = M / dtype(2.0 ** s)
-    I = np.eye(n, dtype=dtype)
-    E = I.copy()
+    eye = np.eye(n, dtype=dtype)
+    E = eye.copy()
     for k in range(18, 0, -1):  # Horner: I + X/1 (I + X/2 (… (I + X/18)))
-        E = I + (X @ E) / dtype(k)
+        E = eye + (X @ E) / dtype(k)
     for _ in range(s):
         E = E @ E
     return E
@@ -183,6 +185,7 @@ def dag_regularizer(deductive, coeffs=(0.0, 0.0, 0.0), backend="float64", dps=50
                 continue
             mats = [d[key] for d in deductive]
             if any(m is None for m in mats):
-                raise ValueError(f"dag_regularizer: {key} is not available in these deductive outputs")
+                raise ValueError(f"dag_regularizer: {key} is not available in these deductive "
+                                 "outputs")
             total = total + b.const(c) * dag_loss(np.stack([b.asarray(m) for m in mats]), backend=b)
         return total

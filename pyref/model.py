@@ -6,7 +6,10 @@ and the SDPA / constant-operator variants.
     logits = X Wᵀ_out + b_out                                   untied head [B,S,V]
 
 Parameters live in an ordered dict of read-only float64 arrays keyed exactly like the
-PyTorch v510 ``state_dict()``; each backend gets its own converted copy (cached).
+PyTorch v510 ``state_dict()``; each backend gets its own converted copy as typed records
+(:mod:`pyref.params`, cached).  The model class chooses the per-layer operator source
+(:mod:`pyref.attention`): learned (``PLDRModel``), constant (``ConstantGModel``) or the
+identity on the SDPA path (``SDPAModel``).
 
 Differences to the authors' code (documented, deliberate): the float64 backend computes
 RoPE, the 1/√d_k score scale and the √d embedding scale in float64 (the authors' code
@@ -19,12 +22,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .backend import Backend, get_backend
-from .checkpoint import (CONSTANT_G_PREFIX, load_arrays, save_arrays, state_dict_shapes,
-                         validate_state_dict)
+from .attention import ConstantOperator, IdentityOperator, PLGAOperator, multi_head_attention
+from .backend import Backend, get_backend, to_float64
+from .checkpoint import CONSTANT_G_PREFIX, load_arrays, save_arrays
 from .config import PLDRConfig
-from .layers import _layer_norm, _linear, _swiglu
-from .plga import _mha, causal_pad_mask
+from .inputs import check_constant_operators, check_tokens, prepare_gcache, prepare_kvcache
+from .ops import layer_norm, linear, swiglu
+from .params import learner_params, model_params
+from .plga import causal_pad_mask
+from .state_dict import mha_prefix, state_dict_shapes, validate_state_dict
 
 
 @dataclass
@@ -73,7 +79,8 @@ def _random_params(config: PLDRConfig, seed: int, variant: str, init: str):
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"random: seed must be a non-negative int, got {seed!r}")
     if init not in ("kvg", "soc"):
-        raise ValueError(f"random: init must be 'kvg' (W_V torch default) or 'soc' (W_V Xavier), got {init!r}")
+        raise ValueError("random: init must be 'kvg' (W_V torch default) or 'soc' (W_V Xavier), "
+                         f"got {init!r}")
     rng = np.random.default_rng(int(seed))
     H, dk, d = config.num_heads, config.d_k, config.d_model
     std_op = np.sqrt(2.0 / (dk * dk + H * dk))  # torch xavier_normal_ fans for [H, dk, dk]
@@ -99,6 +106,27 @@ def _random_params(config: PLDRConfig, seed: int, variant: str, init: str):
             raise AssertionError(k)
         out[k] = a
     return out
+
+
+def decoder_layer(b: Backend, cfg: PLDRConfig, p, x, mask, kv=None, gc=None):
+    """One post-LN decoder layer (``p``: :class:`~pyref.params.LayerParams`):
+    Y = MHA(X); X' = LN₁(X + Y); X = LN₂(X' + FFN(X')).  Returns (X, deductive, kv, gc)."""
+    y, ded, new_kv, new_gc = multi_head_attention(b, cfg, p.attention, x, mask, kv=kv, gc=gc)
+    f = p.ffn
+    x1 = layer_norm(b, x + y, p.ln1.gamma, p.ln1.beta, cfg.ln_eps)                   # [B,S,d]
+    x = layer_norm(b, x1 + swiglu(b, x1, f.W1, f.b1, f.W2, f.b2, f.W3, f.b3),
+                   p.ln2.gamma, p.ln2.beta, cfg.ln_eps)
+    return x, ded, new_kv, new_gc
+
+
+def _check_layer(b, li, ded, x):
+    """Raise instead of returning NaN/inf (e.g. A_LM^P overflowing in float32, or a
+    metric_eps = 0 model with a zero A_LM entry raised to a negative power)."""
+    for key in ("A", "A_LM", "A_P", "G_LM"):
+        if ded[key] is not None and not np.all(b.isfinite(ded[key])):
+            raise ValueError(f"forward ({b.name}): layer {li} {key} has non-finite entries")
+    if not np.all(b.isfinite(x)):
+        raise ValueError(f"forward ({b.name}): layer {li} output has non-finite entries")
 
 
 class PLDRModel:
@@ -131,7 +159,8 @@ class PLDRModel:
         (numpy arrays or torch tensors; float16/32/64).  ``strict=False`` ignores extra
         keys (e.g. a v510 state dict given to the constant-operator model)."""
         if not isinstance(config, PLDRConfig):
-            raise ValueError(f"from_state_dict: config must be a PLDRConfig, got {type(config).__name__}")
+            raise ValueError("from_state_dict: config must be a PLDRConfig, got "
+                             f"{type(config).__name__}")
         arrays = validate_state_dict(arrays, config, cls.variant, strict=strict)
         return cls(config, arrays, **kw)
 
@@ -155,7 +184,8 @@ class PLDRModel:
         arrays, cfg = load_arrays(path)
         if config is None:
             if cfg is None:
-                raise ValueError(f"load: {path!r} carries no pyref config; pass config=PLDRConfig(...)")
+                raise ValueError(f"load: {path!r} carries no pyref config; pass "
+                                 "config=PLDRConfig(...)")
             config = cfg
         return cls._from_loaded(arrays, config, **kw)
 
@@ -167,139 +197,37 @@ class PLDRModel:
         return f"{type(self).__name__}({self.config})"
 
     # ------------------------------------------------------------------- params
-    def _backend_params(self, b: Backend):
-        """Nested parameter structure converted to backend ``b`` (cached per backend)."""
+    def _operator_source(self, b: Backend, li: int, sd):
+        """The variant's choice of operator for layer ``l`` (``sd``: state dict in ``b``)."""
+        return PLGAOperator(learner_params(sd, mha_prefix(li), self.config))
+
+    def backend_params(self, b: Backend):
+        """The parameters as :class:`~pyref.params.ModelParams` records in backend ``b``
+        (converted once per backend and cached)."""
         key = (b.name, b.dps if b.is_mp else None)
-        if key in self._conv_cache:
-            return self._conv_cache[key]
-        c, P = self.config, self._params
-        with b.context():
-            cv = {k: b.asarray(v) for k, v in P.items()}
-            layers = []
-            for l in range(c.num_layers):
-                pre = f"decoder.dec_layers.{l}."
-                m = {k[len(pre) + 5:]: v for k, v in cv.items() if k.startswith(pre + "mha1.")}
-                if self.variant == "plga":
-                    units = []
-                    for u in range(c.num_res_units):
-                        r = f"reslayerAs.{u}."
-                        blocks = []
-                        for g in range(c.num_glu_blocks):
-                            q = r + f"denseAs.{g}."
-                            blocks.append(tuple(m[q + n] for n in (
-                                "gluw1.weight", "gluw1.bias", "gluw2.weight", "gluw2.bias",
-                                "gluw3.weight", "gluw3.bias")))
-                        units.append({"blocks": blocks, "gamma": m[r + "layernormA.weight"],
-                                      "beta": m[r + "layernormA.bias"]})
-                    m["_units"] = units
-                ffn = tuple(cv[pre + "ffn." + n] for n in (
-                    "gluw1.weight", "gluw1.bias", "gluw2.weight", "gluw2.bias", "gluw3.weight", "gluw3.bias"))
-                layers.append({"mha": m, "ffn": ffn,
-                               "ln1": (cv[pre + "layernorm1.weight"], cv[pre + "layernorm1.bias"]),
-                               "ln2": (cv[pre + "layernorm2.weight"], cv[pre + "layernorm2.bias"])})
-            out = {"emb": cv["decoder.embedding.weight"],
-                   "ln_emb": (cv["decoder.layernorm1.weight"], cv["decoder.layernorm1.bias"]),
-                   "layers": layers,
-                   "head": (cv["final_layer.weight"], cv["final_layer.bias"]),
-                   "G": self._backend_G(b)}
-        self._conv_cache[key] = out
-        return out
+        if key not in self._conv_cache:
+            with b.context():
+                sd = {k: b.asarray(v) for k, v in self._params.items()}
+                sources = [self._operator_source(b, li, sd) for li in range(self.config.num_layers)]
+                self._conv_cache[key] = model_params(sd, self.config, sources)
+        return self._conv_cache[key]
 
-    def _backend_G(self, b):
-        return None
-
-    # ------------------------------------------------------------------ validation
-    def _check_tokens(self, tokens, what="tokens"):
-        t = np.asarray(tokens)
-        if t.dtype == object or t.dtype.kind not in "iu":
-            raise ValueError(f"{what}: expected integer token ids, got dtype {t.dtype}")
-        if t.ndim != 2:
-            raise ValueError(f"{what}: expected shape [batch, S], got {t.shape}")
-        if t.shape[0] < 1 or t.shape[1] < 1:
-            raise ValueError(f"{what}: empty batch or sequence, shape {t.shape}")
-        V = self.config.vocab_size
-        bad = (t < 0) | (t >= V)
-        if bad.any():
-            idx = tuple(int(i) for i in np.argwhere(bad)[0])
-            raise ValueError(f"{what}: token id {int(t[idx])} at index {idx} is out of range [0, {V})")
-        return t.astype(np.int64)
-
-    def _check_op(self, name, M, B):
-        c = self.config
-        shp = np.shape(M)
-        ok = shp == (c.num_heads, c.d_k, c.d_k) or (
-            len(shp) == 4 and shp[1:] == (c.num_heads, c.d_k, c.d_k) and shp[0] in (1, B))
-        if not ok:
-            raise ValueError(f"{name}: expected shape [{B} or 1, {c.num_heads}, {c.d_k}, {c.d_k}] "
-                             f"or [{c.num_heads}, {c.d_k}, {c.d_k}], got {shp}")
-
-    def _check_finite(self, b, name, M):
-        if not np.all(b.isfinite(M)):
-            raise ValueError(f"{name}: contains non-finite values")
-
-    def _prep_kvcache(self, b, kvcache, B, S):
-        c = self.config
-        L, H, dk = c.num_layers, c.num_heads, c.d_k
-        n_items = 3 if self.variant == "plga" else 2
-        if not isinstance(kvcache, (list, tuple)) or len(kvcache) != L:
-            raise ValueError(f"kvcache: expected a list of {L} per-layer caches, got "
-                             f"{type(kvcache).__name__} of length {len(kvcache) if hasattr(kvcache, '__len__') else '?'}")
-        if S != 1:
-            raise ValueError(f"kvcache: a cached call takes exactly one new token per sequence "
-                             f"(authors' v510 semantics), got S={S}")
-        out, T0 = [], None
-        for l, e in enumerate(kvcache):
-            if not isinstance(e, (list, tuple)) or len(e) != n_items:
-                raise ValueError(f"kvcache[{l}]: expected [K, V{', A' if n_items == 3 else ''}] ({n_items} arrays)")
-            K, Vv = np.asarray(e[0]), np.asarray(e[1])
-            if K.ndim != 4 or K.shape[0] != B or K.shape[2:] != (H, dk) or Vv.shape != K.shape:
-                raise ValueError(f"kvcache[{l}]: K and V must be [{B}, T, {H}, {dk}], got {K.shape} and {Vv.shape}")
-            if T0 is None:
-                T0 = K.shape[1]
-            if K.shape[1] != T0 or T0 < 1:
-                raise ValueError(f"kvcache[{l}]: cached length {K.shape[1]} differs from layer 0's {T0} (or is 0)")
-            item = [b.asarray(K), b.asarray(Vv)]
-            if n_items == 3:
-                A = np.asarray(e[2])
-                if A.shape != (B, H, dk, dk):
-                    raise ValueError(f"kvcache[{l}]: A must be [{B}, {H}, {dk}, {dk}], got {A.shape}")
-                item.append(b.asarray(A))
-            for nm, arr in zip("KVA", item):
-                self._check_finite(b, f"kvcache[{l}].{nm}", arr)
-            out.append(item)
-        return out, T0
-
-    def _prep_gcache(self, b, gcache, B):
-        L = self.config.num_layers
-        if self.variant != "plga":
-            raise ValueError(f"gcache: the {self.variant} model has a fixed operator and takes no G-cache")
-        if not isinstance(gcache, (list, tuple)) or len(gcache) != L:
-            raise ValueError(f"gcache: expected a list of {L} per-layer [A_LM, G_LM] pairs")
-        out = []
-        for l, e in enumerate(gcache):
-            if not isinstance(e, (list, tuple)) or len(e) != 2:
-                raise ValueError(f"gcache[{l}]: expected [A_LM, G_LM]")
-            item = []
-            for nm, M in zip(("A_LM", "G_LM"), e):
-                self._check_op(f"gcache[{l}].{nm}", M, B)
-                M = b.asarray(M)
-                self._check_finite(b, f"gcache[{l}].{nm}", M)
-                item.append(M)
-            out.append(item)
-        return out
-
-    @staticmethod
-    def _check_layer(b, l, ded, x):
-        """Raise instead of returning NaN/inf (e.g. A_LM^P overflowing in float32, or a
-        metric_eps = 0 model with a zero A_LM entry raised to a negative power)."""
-        for key in ("A", "A_LM", "A_P", "G_LM"):
-            if ded[key] is not None and not np.all(b.isfinite(ded[key])):
-                raise ValueError(f"forward ({b.name}): layer {l} {key} has non-finite entries")
-        if not np.all(b.isfinite(x)):
-            raise ValueError(f"forward ({b.name}): layer {l} output has non-finite entries")
+    def _prepare_caches(self, b, kvcache, gcache, B, S):
+        learned = self.variant == "plga"
+        kv, T0 = (None, 0) if kvcache is None else prepare_kvcache(b, kvcache, self.config, B, S,
+                                                                   with_A=learned)
+        if T0 + S > self.config.max_seq_len:
+            raise ValueError(f"tokens: sequence length {T0 + S} (cached {T0} + new {S}) exceeds "
+                             f"max_seq_len={self.config.max_seq_len}")
+        if gcache is not None and not learned:
+            raise ValueError(f"gcache: the {self.variant} model has a fixed operator and takes no "
+                             "G-cache")
+        gc = None if gcache is None else prepare_gcache(b, gcache, self.config, B)
+        return kv, gc
 
     # ------------------------------------------------------------------- forward
-    def forward(self, tokens, backend="float64", dps=50, kvcache=None, gcache=None) -> ForwardOutput:
+    def forward(self, tokens, backend="float64", dps=50, kvcache=None,
+                gcache=None) -> ForwardOutput:
         """Run the model on ``tokens`` [batch, S] (int ids in [0, vocab)).
 
         ``backend``: "float64", "float32" or "mp" (at ``dps`` decimal digits).
@@ -311,42 +239,32 @@ class PLDRModel:
         """
         b = get_backend(backend, dps)
         c = self.config
-        tok = self._check_tokens(tokens)
+        tok = check_tokens(tokens, c.vocab_size)
         B, S = tok.shape
+        H, dk = c.num_heads, c.d_k
         with b.context():
-            kv, T0 = (None, 0) if kvcache is None else self._prep_kvcache(b, kvcache, B, S)
-            if T0 + S > c.max_seq_len:
-                raise ValueError(f"tokens: sequence length {T0 + S} (cached {T0} + new {S}) exceeds "
-                                 f"max_seq_len={c.max_seq_len}")
-            gc = None if gcache is None else self._prep_gcache(b, gcache, B)
-            P = self._backend_params(b)
+            kv, gc = self._prepare_caches(b, kvcache, gcache, B, S)
+            P = self.backend_params(b)
             mask = causal_pad_mask(tok) if kv is None else None                  # [B,1,S,S]
-            x = P["emb"][tok] * b.sqrt(b.const(c.d_model))                         # [B,S,d]
-            x = _layer_norm(b, x, *P["ln_emb"], c.ln_eps)
+            x = P.embedding[tok] * b.sqrt(b.const(c.d_model))                      # [B,S,d]
+            x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
             deductive, new_kv, new_gc = [], [], []
-            mode = self.variant
-            H, dk = c.num_heads, c.d_k
-            for l, lp in enumerate(P["layers"]):
-                y, ded, kv_l, gc_l = _mha(b, c, lp["mha"], x, mask,
-                                          kv=None if kv is None else kv[l],
-                                          gc=None if gc is None else gc[l],
-                                          mode=mode, G_const=None if P["G"] is None else P["G"][l])
-                x1 = _layer_norm(b, x + y, *lp["ln1"], c.ln_eps)                   # [B,S,d]
-                x = _layer_norm(b, x1 + _swiglu(b, x1, *lp["ffn"]), *lp["ln2"], c.ln_eps)
-                self._check_layer(b, l, ded, x)
+            for li, lp in enumerate(P.layers):
+                x, ded, kv_l, gc_l = decoder_layer(b, c, lp, x, mask,
+                                                   None if kv is None else kv[li],
+                                                   None if gc is None else gc[li])
+                _check_layer(b, li, ded, x)
                 for key in ("A_LM", "G_LM"):  # report operators as [B, H, dk, dk]
                     if ded[key] is not None:
                         ded[key] = np.broadcast_to(ded[key], (B, H, dk, dk)).copy()
-                if mode == "sdpa":
-                    ded["G_LM"] = np.broadcast_to(b.eye(dk), (B, H, dk, dk)).copy()
                 deductive.append(ded)
                 new_kv.append(kv_l)
                 new_gc.append(gc_l)
-            logits = _linear(x, *P["head"])                                        # [B,S,V]
+            logits = linear(x, P.head_W, P.head_b)                                 # [B,S,V]
             if not np.all(b.isfinite(logits)):
                 raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
         return ForwardOutput(logits=logits, deductive=deductive, kvcache=new_kv,
-                             gcache=new_gc if mode == "plga" else None, hidden=x, backend=b)
+                             gcache=new_gc if self.variant == "plga" else None, hidden=x, backend=b)
 
     __call__ = forward
 
@@ -367,12 +285,14 @@ class PLDRModel:
         p = np.asarray(prompt_tokens)
         if p.ndim == 1:
             p = p[None, :]
-        p = self._check_tokens(p, "prompt_tokens")
-        if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, (int, np.integer)) or max_new_tokens < 0:
-            raise ValueError(f"generate: max_new_tokens must be a non-negative int, got {max_new_tokens!r}")
+        p = check_tokens(p, c.vocab_size, "prompt_tokens")
+        n = max_new_tokens
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError("generate: max_new_tokens must be a non-negative int, got "
+                             f"{max_new_tokens!r}")
         if p.shape[1] + max_new_tokens > c.max_seq_len:
-            raise ValueError(f"generate: prompt length {p.shape[1]} + max_new_tokens {max_new_tokens} "
-                             f"exceeds max_seq_len={c.max_seq_len}")
+            raise ValueError(f"generate: prompt length {p.shape[1]} + max_new_tokens "
+                             f"{max_new_tokens} exceeds max_seq_len={c.max_seq_len}")
         if gcache and self.variant != "plga":
             gcache = False  # fixed-operator models have no G-cache
         seq = p
@@ -411,8 +331,8 @@ class PLDRModel:
         if tokens is not None:
             t = np.asarray(tokens)
             if t.ndim != 2 or t.shape[0] != 1:
-                raise ValueError(f"to_constant_operator: tokens must be [1, S], got shape {t.shape}")
-            from .backend import to_float64
+                raise ValueError("to_constant_operator: tokens must be [1, S], got shape "
+                                 f"{t.shape}")
             G = [to_float64(g)[0] for g in self.operators(t, backend=backend, dps=dps)]
         return ConstantGModel.from_state_dict(self._params, self.config, G=G, strict=False)
 
@@ -432,25 +352,7 @@ class ConstantGModel(PLDRModel):
 
     def __init__(self, config: PLDRConfig, params, G=None):
         super().__init__(config, params)
-        L, H, dk = config.num_layers, config.num_heads, config.d_k
-        if G is None:
-            G = [np.broadcast_to(np.eye(dk), (H, dk, dk)) for _ in range(L)]
-        if not isinstance(G, (list, tuple)) or len(G) != L:
-            raise ValueError(f"ConstantGModel: G must be a list of {L} per-layer operators")
-        self._G = []
-        for l, g in enumerate(G):
-            a = np.asarray(g)
-            if a.ndim == 4 and a.shape[0] == 1:
-                a = a[0]
-            if a.shape != (H, dk, dk):
-                raise ValueError(f"ConstantGModel: G[{l}] must be [{H}, {dk}, {dk}] (or [1, ...]), got {a.shape}")
-            if a.dtype != object:
-                if a.dtype.kind != "f" and a.dtype.kind not in "iu":
-                    raise ValueError(f"ConstantGModel: G[{l}] has dtype {a.dtype}, expected floats")
-                a = a.astype(np.float64)
-                if not np.all(np.isfinite(a)):
-                    raise ValueError(f"ConstantGModel: G[{l}] contains non-finite values")
-            self._G.append(a.copy())
+        self._G = check_constant_operators(G, config)
 
     @classmethod
     def random(cls, config: PLDRConfig, seed: int = 0, init: str = "kvg", G=None):
@@ -461,19 +363,18 @@ class ConstantGModel(PLDRModel):
         """The per-layer constant operators (copies)."""
         return [g.copy() for g in self._G]
 
-    def _backend_G(self, b):
-        return [b.asarray(g) for g in self._G]
+    def _operator_source(self, b: Backend, li: int, sd):
+        return ConstantOperator(b.asarray(self._G[li]))
 
     def _extra_arrays(self):
         if any(g.dtype == object for g in self._G):
-            from .backend import to_float64
-            return {CONSTANT_G_PREFIX + str(l): to_float64(g) for l, g in enumerate(self._G)}
-        return {CONSTANT_G_PREFIX + str(l): g for l, g in enumerate(self._G)}
+            return {CONSTANT_G_PREFIX + str(li): to_float64(g) for li, g in enumerate(self._G)}
+        return {CONSTANT_G_PREFIX + str(li): g for li, g in enumerate(self._G)}
 
     @classmethod
     def _from_loaded(cls, arrays, config, **kw):
-        G = [arrays.pop(CONSTANT_G_PREFIX + str(l)) for l in range(config.num_layers)
-             if CONSTANT_G_PREFIX + str(l) in arrays] or None
+        G = [arrays.pop(CONSTANT_G_PREFIX + str(li)) for li in range(config.num_layers)
+             if CONSTANT_G_PREFIX + str(li) in arrays] or None
         if "G" not in kw:
             kw["G"] = G
         return cls.from_state_dict(arrays, config, **kw)
@@ -485,3 +386,6 @@ class SDPAModel(PLDRModel):
     constant-operator model."""
 
     variant = "sdpa"
+
+    def _operator_source(self, b: Backend, li: int, sd):
+        return IdentityOperator()

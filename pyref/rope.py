@@ -11,55 +11,15 @@ i.e. x' = R_p x with R_p = blockdiag_j rot(pθ_j), rot(φ) = [[cos φ, -sin φ],
 Difference to the authors' code: torchtune builds the cos/sin table and performs the
 rotation in float32 (casting the result back to the model dtype) even in a float64
 model.  pyref computes RoPE in the working backend (float64, float32 or mp).
+
+Public array API; the rotation itself is :func:`pyref.ops.rotate`.
 """
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 
-from .backend import Backend, get_backend
-
-
-def _check_dk(d_k):
-    if isinstance(d_k, bool) or not isinstance(d_k, (int, np.integer)) or d_k < 2 or d_k % 2:
-        raise ValueError(f"rope: d_k must be a positive even int, got {d_k!r}")
-
-
-def _thetas(b: Backend, d_k: int, base) -> np.ndarray:
-    """θ_j = base^{-2j/d_k}, shape [d_k/2] (call inside b.context())."""
-    _check_dk(d_k)
-    if b.is_mp:
-        base_mp = b.const(base)
-        out = np.empty(d_k // 2, dtype=object)
-        for j in range(d_k // 2):
-            out[j] = mpmath.power(base_mp, mpmath.mpf(-2 * j) / d_k)
-        return out
-    # float: computed in float64 then cast (float32 backend rounds once)
-    return (float(base) ** (-2.0 * np.arange(d_k // 2) / d_k)).astype(b.dtype)
-
-
-def _angles(b: Backend, positions, d_k: int, base) -> np.ndarray:
-    """Angles p·θ_j, shape [len(positions), d_k/2]."""
-    th = _thetas(b, d_k, base)
-    pos = np.asarray(positions)
-    if pos.ndim != 1:
-        raise ValueError(f"rope: positions must be 1-D, got shape {pos.shape}")
-    return b.asarray(pos)[:, None] * th[None, :]
-
-
-def _apply_rope(b: Backend, x: np.ndarray, positions, base) -> np.ndarray:
-    """Rotate x [..., S, d_k] at positions [S] (internal; x already a backend array)."""
-    d_k = x.shape[-1]
-    _check_dk(d_k)
-    if len(positions) != x.shape[-2]:
-        raise ValueError(f"rope: {len(positions)} positions for a sequence axis of length {x.shape[-2]}")
-    ang = _angles(b, positions, d_k, base)          # [S, d_k/2]
-    c, s = b.cos(ang), b.sin(ang)                   # [S, d_k/2]
-    xe, xo = x[..., 0::2], x[..., 1::2]             # [..., S, d_k/2]
-    out = np.empty_like(x)
-    out[..., 0::2] = xe * c - xo * s
-    out[..., 1::2] = xo * c + xe * s
-    return out
+from . import ops
+from .backend import get_backend
 
 
 def apply_rope(x, positions=None, base=1e4, backend="float64", dps=50):
@@ -75,14 +35,14 @@ def apply_rope(x, positions=None, base=1e4, backend="float64", dps=50):
             raise ValueError(f"apply_rope: x must have shape [..., S, d_k], got {x.shape}")
         if positions is None:
             positions = np.arange(x.shape[-2])
-        return _apply_rope(b, x, list(np.asarray(positions).tolist()), base)
+        return ops.rotate(b, x, list(np.asarray(positions).tolist()), base)
 
 
 def rope_thetas(d_k, base=1e4, backend="float64", dps=50):
     """The RoPE frequencies θ_j = base^{-2j/d_k}, shape [d_k/2]."""
     b = get_backend(backend, dps)
     with b.context():
-        return _thetas(b, d_k, base)
+        return ops.thetas(b, d_k, base)
 
 
 def rope_matrix(n, d_k, base=1e4, backend="float64", dps=50):
@@ -91,9 +51,9 @@ def rope_matrix(n, d_k, base=1e4, backend="float64", dps=50):
     ``n`` may be any real position (int for the model); ``apply_rope(x)[p] = R_p @ x[p]``.
     """
     b = get_backend(backend, dps)
-    _check_dk(d_k)
+    ops.check_head_dim(d_k)
     with b.context():
-        th = _thetas(b, d_k, base)
+        th = ops.thetas(b, d_k, base)
         ang = b.const(n) * th if b.is_mp else np.asarray(float(n) * th, dtype=b.dtype)
         c, s = b.cos(ang), b.sin(ang)
         R = b.zeros((d_k, d_k))

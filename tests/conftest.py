@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from crosscheck.lean.toolchain import resolve
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture(scope="session")
 def toolchain():
-    from crosscheck.lean.toolchain import resolve
     return resolve()
 
 

@@ -1,4 +1,4 @@
-"""``plga audit`` (crosscheck/ckpt_audit.py, ckpt_plots.py): a synthetic end-to-end run from
+"""``plga audit`` (the package crosscheck/audit/): a synthetic end-to-end run from
 the command line with assertions on the numbers, agreement of every section with pyref's
 own functions, and every bad input (one-line error, exit 2, no audit.json written)."""
 import hashlib
@@ -10,19 +10,23 @@ import numpy as np
 import pytest
 
 import pyref
+from crosscheck.audit.highprec import det_report, perron_report
+from crosscheck.audit.inputs import read_tokens
+from crosscheck.audit.plots import PLOT_FILES
+from crosscheck.audit.records import sanitize
+from crosscheck.audit.run import SCHEMA, AuditOptions, run_audit
+from crosscheck.cli import main
+from crosscheck.errors import PlgaError
 from pyref import analysis
 from pyref.checkpoint import save_arrays
-
-from crosscheck import ckpt_audit
-from crosscheck.ckpt_audit import AuditOptions, run_audit
-from crosscheck.cli import main
 
 CFG = pyref.PLDRConfig(num_layers=2, d_model=8, num_heads=2, dff=12, a_dff=6, num_res_units=2,
                        num_glu_blocks=2, vocab_size=13, max_seq_len=24)
 H, DK, L = CFG.num_heads, CFG.d_k, CFG.num_layers
 PROMPTS = [[3, 5, 7, 2, 9, 1], [4, 4, 8, 11, 12]]
 PROMPTS2 = [[5, 6, 7, 8, 9, 10], [1, 2, 3]]
-SECTIONS = ("rank_one", "commutant", "perron", "dag", "gcache", "block_vs_sequential", "order_parameter",
+SECTIONS = ("rank_one", "commutant", "perron", "dag", "gcache", "block_vs_sequential",
+            "order_parameter",
             "determinants")
 
 
@@ -37,11 +41,12 @@ def _commutant_element(rng):
 
 
 def pinned_state_dict(seed=0):
-    """W = 0, b = 1 (A_LM constant), a = 0, b_a in the RoPE commutant: G_LM = b_a for every input."""
+    """W = 0, b = 1 (A_LM constant), a = 0, b_a in the RoPE commutant: G_LM = b_a for every
+    input."""
     sd = pyref.PLDRModel.random(CFG, seed=seed).state_dict()
     rng = np.random.default_rng(seed + 100)
-    for l in range(L):
-        pre = f"decoder.dec_layers.{l}.mha1.plgatt_layer."
+    for li in range(L):
+        pre = f"decoder.dec_layers.{li}.mha1.plgatt_layer."
         sd[pre + "Wlst"] = np.zeros((H, DK, DK))
         sd[pre + "blst"] = np.ones((H, DK, DK))
         sd[pre + "alst"] = np.zeros((H, DK, DK))
@@ -70,7 +75,8 @@ def files(tmp_path_factory):
 
 
 def _opts(files, ckpt, out, **kw):
-    base = dict(checkpoint=files / ckpt, tokens=files / "t1.json", out=out, steps=3, jobs=1, plots=False,
+    base = dict(checkpoint=files / ckpt, tokens=files / "t1.json", out=out, steps=3, jobs=1,
+                plots=False,
                 progress=False)
     base.update(kw)
     return AuditOptions(**base)
@@ -89,7 +95,8 @@ def test_cli_end_to_end_pinned_operator(files, tmp_path):
     res = _strict_json(out / "audit.json")
     for s in SECTIONS:
         assert s in res, s
-    assert res["checkpoint"]["sha256"] == hashlib.sha256((files / "pinned.npz").read_bytes()).hexdigest()
+    assert res["checkpoint"]["sha256"] == hashlib.sha256((files
+                                                          / "pinned.npz").read_bytes()).hexdigest()
     assert res["config"]["num_heads"] == H and res["backend"] == "float64"
     assert res["versions"]["numpy"] and res["nonfinite_replaced"] == []
     # G_LM = b_a, a commutant element: both residuals vanish (up to float64 round-off)
@@ -110,7 +117,8 @@ def test_cli_end_to_end_pinned_operator(files, tmp_path):
     c = 1.0 / (1.0 + np.exp(-1.0)) + CFG.metric_eps
     for x in res["rank_one"]["A_LM"]["per_head"]:
         assert x["numerical_rank"] == 1 and x["sigma2_over_sigma1"] < 1e-12
-        assert x["row_variance_ratio"] is None and "constant" in x["null_reasons"]["row_variance_ratio"]
+        assert x["row_variance_ratio"] is None
+        assert "constant" in x["null_reasons"]["row_variance_ratio"]
     # Perron: root d_k·c, uniform eigenvector, certified (τ = 0)
     pe = res["perron"]
     assert pe["computed"] and pe["certified"] == L * H and pe["inconclusive"] == 0
@@ -135,11 +143,12 @@ def test_cli_end_to_end_pinned_operator(files, tmp_path):
     de = res["determinants"]
     assert de["computed"] and de["total"] == L * H
     md = (out / "audit.md").read_text()
-    for head in ("## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 6.", "## 7.", "## 8.", "What was aggregated"):
+    for head in ("## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## 6.", "## 7.", "## 8.",
+                 "What was aggregated"):
         assert head in md
     plots = res["plots"]
     if plots["skipped_reason"] is None:
-        assert sorted(plots["written"]) == sorted(ckpt_audit.PLOT_FILES)
+        assert sorted(plots["written"]) == sorted(PLOT_FILES)
         for p in plots["written"]:
             assert (out / p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     else:
@@ -148,7 +157,8 @@ def test_cli_end_to_end_pinned_operator(files, tmp_path):
 
 # ------------------------------------------------------------- numbers vs pyref itself
 def test_random_model_sections_agree_with_pyref(files, tmp_path):
-    res = run_audit(_opts(files, "random.safetensors", tmp_path / "o", tokens2=files / "t1.json"), log=lambda *_: None)
+    res = run_audit(_opts(files, "random.safetensors", tmp_path / "o", tokens2=files / "t1.json"),
+                    log=lambda *_: None)
     model = pyref.PLDRModel.load(files / "random.safetensors")
     out = model.forward([PROMPTS[0]])
     ded = out.deductive
@@ -162,10 +172,12 @@ def test_random_model_sections_agree_with_pyref(files, tmp_path):
         assert 1e-3 < x["commutant_residual"] <= 1.0
         if x["prompt"] == 0:
             G = ded[x["layer"]]["G_LM"][0, x["head"]]
-            assert x["commutant_residual"] == pytest.approx(analysis.commutant_residual(G), rel=1e-12)
+            assert x["commutant_residual"] == pytest.approx(analysis.commutant_residual(G),
+                                                            rel=1e-12)
     for x in res["dag"]["per_head"]:
         if x["prompt"] == 0:
-            assert x["G_LM"] == pytest.approx(analysis.dag_value(ded[x["layer"]]["G_LM"][0, x["head"]]), rel=1e-12)
+            G = ded[x["layer"]]["G_LM"][0, x["head"]]
+            assert x["G_LM"] == pytest.approx(analysis.dag_value(G), rel=1e-12)
     # Perron root = largest eigenvalue, inside the rigorous enclosure; det vs LAPACK float64
     for x in res["perron"]["per_head"]:
         M = ded[x["layer"]]["A_LM"][0, x["head"]]
@@ -185,7 +197,8 @@ def test_random_model_sections_agree_with_pyref(files, tmp_path):
     np.testing.assert_allclose(g["d"], cd.d, rtol=0, atol=1e-14)
     np.testing.assert_allclose(g["margin_cached"], cd.margin, rtol=1e-14)
     np.testing.assert_allclose(g["eps_G"], cd.eps_G, rtol=1e-12, atol=1e-15)
-    assert g["sufficient"] == cd.sufficient and g["cached_tokens"] == [int(t) for t in cd.tokens[0, 6:]]
+    assert g["sufficient"] == cd.sufficient
+    assert g["cached_tokens"] == [int(t) for t in cd.tokens[0, 6:]]
     unc = model.generate(PROMPTS[0], 3, kvcache=False, gcache=False).new_tokens[0].tolist()
     assert g["uncached_tokens"] == unc
     assert max(g["eps_G_max_by_layer"]) > 1e-6          # a learned operator moves with the sequence
@@ -199,7 +212,7 @@ def test_random_model_sections_agree_with_pyref(files, tmp_path):
     assert b0["max_abs_gap"] > 1e-6                      # D couples all rows of a block call
     # the same prompts twice: order parameter 0
     assert all(x["rmse"] == 0.0 for x in res["order_parameter"]["per_pair"])
-    assert json.loads((tmp_path / "o" / "audit.json").read_text())["schema"] == ckpt_audit.SCHEMA
+    assert json.loads((tmp_path / "o" / "audit.json").read_text())["schema"] == SCHEMA
 
 
 def test_mp_backend_matches_float64(files, tmp_path):
@@ -221,7 +234,7 @@ def test_mp_backend_matches_float64(files, tmp_path):
 def test_determinant_underflow_is_measured():
     rng = np.random.default_rng(0)
     A = 0.05 * np.eye(64) + 1e-4 * rng.uniform(size=(64, 64))   # det ≈ 0.05^64 ≈ 5e-84
-    r = ckpt_audit.det_report(A, 30)
+    r = det_report(A, 30)
     assert r["float32_zero"] and r["float32_underflow"] and r["below_float32_min_subnormal"]
     assert not r["float64_zero"] and r["float64_rel_error"] < 1e-10
     assert -86 < r["log10_abs_det"] < -80 and r["sign"] == 1
@@ -231,30 +244,34 @@ def test_determinant_underflow_is_measured():
 def test_perron_inconclusive_is_reported_not_hidden():
     # λ = 2, 1 (gap 1), but φ = 1e-80 puts Hopf's τ within 1e-40 of 1: at 30 digits τ = 1
     A = np.array([[2.0, 1e-40], [1e-40, 1.0]])
-    r = ckpt_audit.perron_report(A, 30)
+    r = perron_report(A, 30)
     assert r["certified"] is False and r["certified_gap_lb"] is None
     assert "inconclusive" in r["null_reasons"]["certified_gap_lb"]
     assert r["root_float"] == 2.0 and r["gap"] == pytest.approx(1.0)
     lo, hi = r["root_enclosure"]
     assert lo <= 2.0 <= hi
-    json.dumps(ckpt_audit._sanitize(r), allow_nan=False)
+    json.dumps(sanitize(r), allow_nan=False)
 
 
 def test_token_file_formats(tmp_path):
     p = tmp_path / "a.json"
     p.write_text("[1, 2, 3]")
-    assert ckpt_audit.read_tokens(p, 13) == [[1, 2, 3]]
+    assert read_tokens(p, 13) == [[1, 2, 3]]
     p.write_text("[[1, 2], [3]]")
-    assert ckpt_audit.read_tokens(p, 13) == [[1, 2], [3]]
+    assert read_tokens(p, 13) == [[1, 2], [3]]
     p = tmp_path / "a.txt"
     p.write_text("# c\n1 2,3\n\n 4\t5 # x\n")
-    assert ckpt_audit.read_tokens(p, 13) == [[1, 2, 3], [4, 5]]
-    for text, msg in (("[1, [2]]", "mixes"), ("[true, 2]", "integer token id"), ("[1.0]", "integer token id"),
-                      ("1 2 x", "'x'"), ("", "empty"), ("# only\n", "no prompts"), ("[[1], []]", "prompt 1 is empty"),
-                      ("[1, 13]", "position 1: token id 13 out of range [0, 13)"), ("-1", "out of range")):
+    assert read_tokens(p, 13) == [[1, 2, 3], [4, 5]]
+    for text, msg in (("[1, [2]]", "mixes"), ("[true, 2]", "integer token id"),
+                      ("[1.0]", "integer token id"),
+                      ("1 2 x", "'x'"), ("", "empty"), ("# only\n", "no prompts"),
+                      ("[[1], []]", "prompt 1 is empty"),
+                      ("[1, 13]", "position 1: token id 13 out of range [0, 13)"),
+                      ("-1", "out of range")):
         p.write_text(text)
-        with pytest.raises(ckpt_audit.PlgaError, match=msg.replace("[", r"\[").replace(")", r"\)").replace("(", r"\(")):
-            ckpt_audit.read_tokens(p, 13)
+        with pytest.raises(PlgaError,
+                           match=msg.replace("[", r"\[").replace(")", r"\)").replace("(", r"\(")):
+            read_tokens(p, 13)
 
 
 def test_missing_matplotlib_skips_plots(files, tmp_path, monkeypatch):
@@ -312,11 +329,14 @@ def test_bad_inputs_are_one_line_errors_and_write_nothing(files, tmp_path, capsy
     msg = _cli_error(capsys, [ck, "--tokens", tok, "--out", out])
     assert "line 2 (prompt 1), position 1: token id 99 out of range [0, 13)" in msg
     # prompt + steps beyond the RoPE table
-    assert "max_seq_len=24" in _cli_error(capsys, [ck, "--tokens", files / "t1.json", "--steps", "20", "--out", out])
+    assert "max_seq_len=24" in _cli_error(capsys,
+                                          [ck, "--tokens", files / "t1.json", "--steps", "20",
+                                           "--out", out])
     # --tokens2 with a different number of prompts
     t2 = tmp_path / "t2.json"
     t2.write_text("[[1, 2]]")
-    assert "pairs prompt i" in _cli_error(capsys, [ck, "--tokens", files / "t1.json", "--tokens2", t2, "--out", out])
+    assert "pairs prompt i" in _cli_error(capsys, [ck, "--tokens", files / "t1.json", "--tokens2",
+                                                   t2, "--out", out])
     # unwritable output directory (a regular file in the way; root ignores permission bits)
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -326,8 +346,8 @@ def test_bad_inputs_are_one_line_errors_and_write_nothing(files, tmp_path, capsy
 
 def test_numerical_failure_exits_1_without_partial_output(tmp_path, capsys):
     sd = pinned_state_dict()
-    for l in range(L):
-        pre = f"decoder.dec_layers.{l}.mha1.plgatt_layer."
+    for li in range(L):
+        pre = f"decoder.dec_layers.{li}.mha1.plgatt_layer."
         sd[pre + "blst"] = np.zeros((H, DK, DK))            # A_LM = ε = 1e-9
         sd[pre + "pwlst"] = np.full((H, DK, DK), -40.0)     # A_P = 1e360: overflow
     pyref.PLDRModel.from_state_dict(sd, CFG).save(tmp_path / "overflow.safetensors")

@@ -4,21 +4,27 @@ profile), the interval certificates, and the report."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
+import mpmath
 import numpy as np
 import pytest
 
 from crosscheck.certificates import perron_certificate, rope_nonresonance
 from crosscheck.fuzz import run_property
 from crosscheck.justifications import JUSTIFICATIONS
-from crosscheck.registry import load_properties, locked_theorems
+from crosscheck.properties import load_properties
+from crosscheck.registry import locked_theorems
+from crosscheck.report import MAIN_RESULTS
 
 PROPS = load_properties()
 LOCKED = locked_theorems()
 
 
 def test_every_locked_theorem_is_covered():
-    missing = [n for n in LOCKED if not any(n in p.theorems for p in PROPS.values()) and n not in JUSTIFICATIONS]
+    missing = [n for n in LOCKED if not any(n in p.theorems for p in PROPS.values())
+               and n not in JUSTIFICATIONS]
     assert not missing, f"locked theorems with neither a property nor a justification: {missing}"
 
 
@@ -52,7 +58,6 @@ def test_resonant_configuration_is_not_certified():
 def test_perron_certificate_encloses_the_root():
     A = np.random.default_rng(3).uniform(0.1, 1.0, (6, 6))
     c = perron_certificate(A)
-    import mpmath
     with mpmath.workdps(40):  # reference spectrum far more accurate than the enclosure width
         ev = mpmath.eig(mpmath.matrix(A.tolist()), left=False, right=False)
         mods = sorted(abs(e) for e in ev)
@@ -68,9 +73,10 @@ def test_perron_certificate_rejects_nonpositive():
 
 
 def test_fuzz_cli_and_report(tmp_path):
-    import subprocess, sys
-    r = subprocess.run([sys.executable, "-m", "crosscheck", "fuzz", "--reports", str(tmp_path), "--examples", "3",
-                        "--theorem", "PLGA.Mat.mul_assoc"], capture_output=True, text=True, timeout=600)
+    r = subprocess.run([sys.executable, "-m", "crosscheck", "fuzz", "--reports", str(tmp_path),
+                        "--examples", "3",
+                        "--theorem", "PLGA.Mat.mul_assoc"], capture_output=True, text=True,
+                       timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     data = json.loads((tmp_path / "fuzz-results.json").read_text())
     assert {x["prop"] for x in data["results"]} == {"matmul_associative"}
@@ -82,15 +88,16 @@ def test_fuzz_cli_and_report(tmp_path):
 
 
 def test_fuzz_cli_unknown_theorem_is_one_line(tmp_path):
-    import subprocess, sys
     r = subprocess.run([sys.executable, "-m", "crosscheck", "fuzz", "--reports", str(tmp_path),
-                        "--theorem", "No.Such.theorem"], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 2 and "no property checks 'No.Such.theorem'" in r.stderr and "Traceback" not in r.stderr
+                        "--theorem", "No.Such.theorem"], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 2
+    assert "no property checks 'No.Such.theorem'" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_main_results_are_locked_and_have_properties():
-    from crosscheck.report import MAIN_RESULTS
     for label, names in MAIN_RESULTS.items():
         for n in names:
             assert n in LOCKED, f"{label}: {n} is not in the statement lock"
-            assert any(n in p.theorems for p in PROPS.values()), f"{label}: {n} has no cross-check property"
+            has_property = any(n in p.theorems for p in PROPS.values())
+            assert has_property, f"{label}: {n} has no cross-check property"

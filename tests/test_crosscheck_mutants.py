@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crosscheck.mutants import Mutant, all_mutants, apply, run_mutant
-from crosscheck.registry import load_properties
+from crosscheck.properties import load_properties
 
 
 def test_mutants_name_existing_killers():

@@ -4,9 +4,9 @@ passes against the committed statement lock (ci/statement-lock.json)."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import REPO
-from crosscheck.lean.audit import ALLOWED_AXIOMS, audit
+
+from crosscheck.lean.axioms import ALLOWED_AXIOMS, audit
 from crosscheck.lean.check import check
 
 pytestmark = pytest.mark.lean
@@ -29,5 +29,6 @@ def test_formal_library_axiom_audit(toolchain, tmp_path, capsys):
     assert res.theorems, "no theorems found in Formal/"
     for t in res.theorems:
         assert set(t.axioms) <= set(ALLOWED_AXIOMS), (t.name, t.axioms)
-    rows = [l for l in (tmp_path / "axioms.md").read_text().splitlines() if l.startswith("| `")]
+    rows = [line for line in (tmp_path / "axioms.md").read_text().splitlines()
+            if line.startswith("| `")]
     assert len(rows) == len(res.theorems)  # one table row per theorem

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from crosscheck.lean.audit import audit
+from crosscheck.lean.axioms import audit
 from crosscheck.lean.check import check
 
 pytestmark = pytest.mark.lean
@@ -54,7 +54,8 @@ def test_audit_catches_used_axiom(mini_project, toolchain):
          "axiom cheat : (1 : Nat) = 2\n\ntheorem one_eq_two : (1 : Nat) = 2 := cheat\n\nend Mini")
     res = run_audit(mini_project, toolchain)
     assert not res.ok
-    assert any("Mini.one_eq_two" in f and "forbidden axiom(s) Mini.cheat" in f for f in res.failures), res.failures
+    assert any("Mini.one_eq_two" in f and "forbidden axiom(s) Mini.cheat" in f
+               for f in res.failures), res.failures
 
 
 def test_audit_catches_native_decide(mini_project, toolchain):
@@ -68,10 +69,12 @@ def test_audit_catches_native_decide(mini_project, toolchain):
 def test_audit_catches_weakened_statement_and_vanished_theorem(mini_project, toolchain):
     edit(mini_project, "Formal/Base.lean", "double n = 2 * n := by\n  unfold double; omega",
          "double n ≥ 2 * n := by\n  unfold double; omega")
-    edit(mini_project, "Formal/Base.lean", "theorem em_prop (p : Prop) : p ∨ ¬p := Classical.em p", "")
+    edit(mini_project, "Formal/Base.lean",
+         "theorem em_prop (p : Prop) : p ∨ ¬p := Classical.em p", "")
     res = run_audit(mini_project, toolchain)
     assert not res.ok
-    assert any("Mini.double_eq" in f and "differs from the lock" in f for f in res.failures), res.failures
+    assert any("Mini.double_eq" in f and "differs from the lock" in f
+               for f in res.failures), res.failures
     assert any("Mini.em_prop is in the statement lock" in f for f in res.failures), res.failures
 
 
@@ -80,7 +83,8 @@ def test_check_reports_syntax_error_with_location(mini_project, toolchain):
     res = check(mini_project, toolchain, jobs=1, use_cache=False)
     assert not res.ok
     bad = {r.rel: r for r in res.results if not r.ok}
-    assert "Formal/Uses.lean" in bad and bad["Formal/Uses.lean"].problem.startswith("Formal/Uses.lean:")
+    assert "Formal/Uses.lean" in bad
+    assert bad["Formal/Uses.lean"].problem.startswith("Formal/Uses.lean:")
     assert "Formal/Base.lean" not in bad
     # the root module is skipped, not checked, because its dependency failed
     assert bad["Formal.lean"].problem.startswith("not checked: depends on failed")
@@ -88,7 +92,8 @@ def test_check_reports_syntax_error_with_location(mini_project, toolchain):
 
 def test_cli_audit_exit_code_on_failure(mini_project, toolchain):
     edit(mini_project, "Formal/Base.lean", "by\n  unfold double; omega", "by\n  sorry")
-    r = subprocess.run([sys.executable, "-m", "crosscheck", "lean", "audit", "--root", str(mini_project),
+    r = subprocess.run([sys.executable, "-m", "crosscheck", "lean", "audit", "--root",
+                        str(mini_project),
                         "--lock", str(mini_project / "statement-lock.json")],
                        capture_output=True, text=True, timeout=1200)
     assert r.returncode == 1

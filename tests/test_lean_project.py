@@ -3,14 +3,15 @@ names, the forbidden-construct scan, the audit's concatenation, CLI errors."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from crosscheck.errors import LeanProjectError
-from crosscheck.lean.audit import classify
+from crosscheck.errors import LeanProjectError, ToolchainError
+from crosscheck.lean.axioms import classify
 from crosscheck.lean.project import load_project, monolith, scan_forbidden, theorems
 from crosscheck.lean.toolchain import patch_lean_js
 
@@ -29,13 +30,15 @@ def test_modules_in_dependency_order(mini_project):
 def test_import_cycle_is_a_clear_error(tmp_path):
     write(tmp_path, "Formal/A.lean", "module\npublic import Formal.B\n")
     write(tmp_path, "Formal/B.lean", "module\npublic import Formal.A\n")
-    with pytest.raises(LeanProjectError, match=r"import cycle: Formal\.A -> Formal\.B -> Formal\.A"):
+    with pytest.raises(LeanProjectError,
+                       match=r"import cycle: Formal\.A -> Formal\.B -> Formal\.A"):
         load_project(tmp_path)
 
 
 def test_missing_project_import(tmp_path):
     write(tmp_path, "Formal/A.lean", "module\npublic import Formal.Nope\n")
-    with pytest.raises(LeanProjectError, match=r"Formal/A.lean: imports Formal.Nope, but no file Formal/Nope.lean"):
+    with pytest.raises(LeanProjectError,
+                       match=r"Formal/A.lean: imports Formal.Nope, but no file Formal/Nope.lean"):
         load_project(tmp_path)
 
 
@@ -95,9 +98,18 @@ def test_forbidden_scan_finds(tmp_path, snippet, what):
 
 
 def test_forbidden_scan_ignores_comments_and_strings(tmp_path):
-    write(tmp_path, "Formal/A.lean", '/-! We never use sorry or an axiom here. -/\n-- native_decide\n'
+    write(tmp_path, "Formal/A.lean",
+          '/-! We never use sorry or an axiom here. -/\n-- native_decide\n'
                                      'def s : String := "sorry"\n')
     assert scan_forbidden(load_project(tmp_path)) == []
+
+
+def test_line_length_scan_counts_characters(tmp_path):
+    ok = "-- " + "α" * 97  # 100 characters (more than 100 bytes)
+    long = "-- " + "β" * 98  # 101 characters
+    write(tmp_path, "Formal/A.lean", f"module\n\n{ok}\n{long}\n")
+    found = scan_forbidden(load_project(tmp_path))
+    assert found == ["Formal/A.lean:4: line of 101 characters (limit 100)"]
 
 
 def test_monolith_maps_lines_back(mini_project):
@@ -107,10 +119,11 @@ def test_monolith_maps_lines_back(mini_project):
     lines = mono.text.splitlines()
     # every theorem's line in the monolith maps back to its own file and line
     for t in thms:
-        idx = next(i for i, l in enumerate(lines, 1) if l.lstrip().startswith(f"theorem {t.name.split('.')[-1]} "))
+        head = f"theorem {t.name.split('.')[-1]} "
+        idx = next(i for i, line in enumerate(lines, 1) if line.lstrip().startswith(head))
         assert mono.locate(idx) == f"{t.rel}:{t.line}"
     assert "public import Formal" not in mono.text
-    assert sum(l.startswith("#plga_audit ") for l in lines) == len(thms)
+    assert sum(line.startswith("#plga_audit ") for line in lines) == len(thms)
 
 
 def test_classify_axioms():
@@ -122,13 +135,13 @@ def test_classify_axioms():
 
 
 def test_patch_requires_exact_glue():
-    from crosscheck.errors import ToolchainError
     with pytest.raises(ToolchainError, match="expected exactly one occurrence"):
         patch_lean_js("var x=1;")
 
 
 def run_cli(*args, env=None, cwd=None):
-    return subprocess.run([sys.executable, "-m", "crosscheck", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "crosscheck", *args], capture_output=True,
+                          text=True,
                           env=env, cwd=cwd, timeout=600)
 
 
@@ -140,15 +153,14 @@ def test_cli_bad_root_is_one_line(tmp_path):
 
 
 def test_cli_missing_native_toolchain(tmp_path, monkeypatch):
-    import os
     env = dict(os.environ, PLGA_LEAN="native", PATH=str(tmp_path))
-    r = run_cli("lean", "check", "--root", str(Path(__file__).parent / "fixtures" / "lean_mini"), env=env)
+    mini = str(Path(__file__).parent / "fixtures" / "lean_mini")
+    r = run_cli("lean", "check", "--root", mini, env=env)
     assert r.returncode == 2
     assert "no working 'lean' is on PATH" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_cli_cache_outside_mounted_dirs(tmp_path):
-    import os
     env = dict(os.environ, PLGA_LEAN="wasm", PLGA_LEAN_CACHE="/var/plga-cache")
     r = run_cli("lean", "setup", env=env)
     assert r.returncode == 2 and "only read files under /tmp or /home" in r.stderr

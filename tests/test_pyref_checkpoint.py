@@ -37,7 +37,8 @@ def test_state_dict_key_names_and_shapes():
         "decoder.dec_layers.0.mha1.reslayerAs.0.denseAs.1.gluw3.weight": (dk, 6),
         "decoder.dec_layers.0.mha1.reslayerAs.1.layernormA.bias": (dk,),
         "decoder.dec_layers.1.mha1.layernorm1.weight": (dk,),
-        "decoder.dec_layers.1.ffn.gluw1.weight": (12, d), "decoder.dec_layers.1.ffn.gluw3.weight": (d, 12),
+        "decoder.dec_layers.1.ffn.gluw1.weight": (12, d),
+        "decoder.dec_layers.1.ffn.gluw3.weight": (d, 12),
         "decoder.dec_layers.1.layernorm2.bias": (d,),
         "decoder.layernorm1.weight": (d,),
         "final_layer.weight": (13, d), "final_layer.bias": (13,),
@@ -47,10 +48,23 @@ def test_state_dict_key_names_and_shapes():
     assert list(shapes)[0] == "decoder.embedding.weight" and list(shapes)[-1] == "final_layer.bias"
     assert not any("rotary" in k for k in shapes)
     # the paper configuration's parameter count (spec A.0)
+    assert pyref.num_parameters(pyref.PLDRConfig.paper()) == 109_689_362
     assert pyref.PLDRConfig.paper().num_parameters() == 109_689_362
     const = pyref.state_dict_keys(CFG, "constant")
     assert len(const) == len(shapes) - L * (5 + 2 + N * (6 * g + 2))
     assert not any(("reslayerAs" in k or "plgatt" in k or "mha1.layernorm1" in k) for k in const)
+
+
+@pytest.mark.parametrize("variant", ["plga", "constant", "sdpa"])
+@pytest.mark.parametrize("sizes", [(1, 8, 2, 12, 6, 2, 2, 11), (3, 12, 3, 7, 5, 1, 3, 29),
+                                   (2, 16, 8, 40, 9, 3, 1, 5)])
+def test_closed_form_parameter_count_equals_shape_sum(sizes, variant):
+    """PLDRConfig.num_parameters (closed form) and pyref.num_parameters (a sum over the
+    state-dict shapes) are computed independently and must agree."""
+    L, d, H, dff, a_dff, N, g, V = sizes
+    cfg = pyref.PLDRConfig(num_layers=L, d_model=d, num_heads=H, dff=dff, a_dff=a_dff,
+                           num_res_units=N, num_glu_blocks=g, vocab_size=V, max_seq_len=8)
+    assert cfg.num_parameters(variant) == pyref.num_parameters(cfg, variant)
 
 
 def test_random_init_follows_spec(model):
@@ -109,10 +123,12 @@ def test_load_errors(tmp_path, model):
         pyref.PLDRModel.load(tmp_path / "bare.npz")
     assert pyref.PLDRModel.load(tmp_path / "bare.npz", config=CFG).config == CFG
     # float32 checkpoints load (exact widening)
-    pyref.checkpoint.save_arrays(tmp_path / "f32.safetensors", model.state_dict(), CFG, dtype=np.float32)
+    pyref.checkpoint.save_arrays(tmp_path / "f32.safetensors", model.state_dict(), CFG,
+                                 dtype=np.float32)
     m32 = pyref.PLDRModel.load(tmp_path / "f32.safetensors")
     k = "final_layer.weight"
-    assert np.array_equal(m32.state_dict()[k], model.state_dict()[k].astype(np.float32).astype(np.float64))
+    want = model.state_dict()[k].astype(np.float32).astype(np.float64)
+    assert np.array_equal(m32.state_dict()[k], want)
 
 
 # --------------------------------------------------------------------------- bad input
@@ -137,7 +153,8 @@ def test_state_dict_errors(model):
     with pytest.raises(ValueError, match="non-finite"):
         pyref.PLDRModel.from_state_dict(dict(sd, **{"decoder.layernorm1.weight": w}), CFG)
     with pytest.raises(ValueError, match=r"decoder.layernorm1.bias.*floating dtype.*int64"):
-        pyref.PLDRModel.from_state_dict(dict(sd, **{"decoder.layernorm1.bias": np.zeros(8, dtype=np.int64)}), CFG)
+        int_bias = {"decoder.layernorm1.bias": np.zeros(8, dtype=np.int64)}
+        pyref.PLDRModel.from_state_dict(dict(sd, **int_bias), CFG)
     with pytest.raises(ValueError, match="mapping"):
         pyref.PLDRModel.from_state_dict([1, 2], CFG)
     with pytest.raises(ValueError, match="PLDRConfig"):
@@ -160,7 +177,8 @@ def test_config_errors():
 
 
 def test_forward_errors(model):
-    with pytest.raises(ValueError, match=r"token id 13 at index \(0, 1\) is out of range \[0, 13\)"):
+    msg = r"token id 13 at index \(0, 1\) is out of range \[0, 13\)"
+    with pytest.raises(ValueError, match=msg):
         model.forward([[1, 13]])
     with pytest.raises(ValueError, match="token id -1"):
         model.forward([[-1, 2]])

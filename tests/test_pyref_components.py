@@ -30,7 +30,8 @@ def mpmax(a, b):
         a = np.asarray(a, dtype=object).reshape(-1)
         b = np.asarray(b, dtype=object).reshape(-1)
         assert a.shape == b.shape
-        return max((abs(mpmath.mpf(x) - mpmath.mpf(y)) for x, y in zip(a, b)), default=mpmath.mpf(0))
+        return max((abs(mpmath.mpf(x) - mpmath.mpf(y)) for x, y in zip(a, b)),
+                   default=mpmath.mpf(0))
 
 
 def sig(u):
@@ -99,7 +100,8 @@ def test_layer_norm_hand_sympy():
     got2 = layers.layer_norm(np.array(x, float), g, be, eps=1e-6, **MP)
     exp2 = [2 * exp[0], exp[1], exp[2], exp[3] + 3]
     assert mpmax(got2, [mpf60(e) for e in exp2]) < TOL_MP
-    assert np.allclose(layers.layer_norm(np.array(x, float)), [float(e) for e in exp], atol=1e-14, rtol=0)
+    assert np.allclose(layers.layer_norm(np.array(x, float)), [float(e) for e in exp],
+                       atol=1e-14, rtol=0)
 
 
 def test_layer_norm_shift_invariance_mp():
@@ -126,7 +128,8 @@ def test_rope_hand_interleaved_pairs():
     x[2] = [1.0, 0.0, 0.0, 1.0]
     got = rope.apply_rope(x, base=100, **MP)[2]
     with mpmath.workdps(50):
-        exp = [mpmath.cos(2), mpmath.sin(2), -mpmath.sin(mpmath.mpf("0.2")), mpmath.cos(mpmath.mpf("0.2"))]
+        exp = [mpmath.cos(2), mpmath.sin(2), -mpmath.sin(mpmath.mpf("0.2")),
+               mpmath.cos(mpmath.mpf("0.2"))]
     assert mpmax(got, exp) < TOL_MP
     R = rope.rope_matrix(2, 4, base=100, **MP)
     with mpmath.workdps(50):
@@ -240,7 +243,8 @@ def _units(rng, dk, adff, n_units, zero_w3=False):
             blocks.append((rng.standard_normal((adff, dk)), rng.standard_normal(adff),
                            rng.standard_normal((adff, dk)), rng.standard_normal(adff),
                            W3, rng.standard_normal(dk)))
-        units.append({"blocks": blocks, "gamma": rng.uniform(0.5, 2, dk), "beta": rng.standard_normal(dk)})
+        units.append({"blocks": blocks, "gamma": rng.uniform(0.5, 2, dk),
+                      "beta": rng.standard_normal(dk)})
     return units
 
 
@@ -270,7 +274,7 @@ def test_residual_metric_learner_hand_and_row_local():
 
 def test_plga_at_identity_equals_sdpa_mp():
     rng = np.random.default_rng(3)
-    Q, K, V = rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4)), rng.standard_normal((2, 5, 4))
+    Q, K, V = (rng.standard_normal((2, 5, 4)) for _ in range(3))
     mask = plga.causal_pad_mask(np.array([[1, 2, 3, 4, 5]]))[0]
     o1, w1 = plga.plga_attention(Q, K, V, np.eye(4), mask, **MP)
     o2, w2 = plga.sdpa_attention(Q, K, V, mask, **MP)
@@ -358,7 +362,8 @@ def test_order_parameter_hand():
     assert op.m_first == pytest.approx(1.0)
     z = analysis.order_parameter(X1, X1)
     assert (z.m_rms, z.m_signed) == (0.0, 0.0)
-    assert analysis.order_parameter(np.array([1.0, -1.0]), np.array([2.0, -2.0])).m_signed == float("inf")
+    op = analysis.order_parameter(np.array([1.0, -1.0]), np.array([2.0, -2.0]))
+    assert op.m_signed == float("inf")
     with pytest.raises(ValueError, match="shapes differ"):
         analysis.order_parameter(X1, X1[:2])
 
@@ -398,8 +403,6 @@ def test_cache_deviation_zero_for_fixed_operator():
 
 
 def test_layer_norm_eps_zero_constant_row_is_an_error():
-    import pytest
-    import pyref
     for backend in ("float64", "mp"):
         with pytest.raises(ValueError, match=r"eps = 0 and row \(1,\) has zero variance"):
             pyref.layers.layer_norm([[1.0, 2.0], [3.0, 3.0]], eps=0.0, backend=backend)

@@ -92,7 +92,7 @@ def test_dag_hand_values_and_lean_bounds():
     # averaging over (layer, batch, head) and the coefficient-weighted regularizer
     mats = rng.standard_normal((2, 1, 3, 4, 4)) * 0.3
     assert abs(float(dag_loss(mats)) - np.mean(dag_terms(mats))) < 1e-15
-    ded = [{"A_LM": mats[l], "A_P": mats[l], "G_LM": mats[l]} for l in range(2)]
+    ded = [{"A_LM": mats[li], "A_P": mats[li], "G_LM": mats[li]} for li in range(2)]
     r = dag_regularizer(ded, (0.05, 0.0, 0.1))
     assert abs(float(r) - 0.15 * float(dag_loss(mats))) < 1e-15
     assert float(dag_regularizer(ded, (0, 0, 0))) == 0.0  # no NameError
@@ -104,6 +104,6 @@ def test_dag_regularizer_on_model_output():
     m = pyref.PLDRModel.random(CFG, seed=4)
     out = m.forward([[3, 5, 7]])
     r64 = float(dag_regularizer(out.deductive, (0.05, 0.05, 0.05)))
-    rmp = dag_regularizer(m.forward([[3, 5, 7]], backend="mp", dps=30).deductive, (0.05, 0.05, 0.05),
-                          backend="mp", dps=30)
+    ded_mp = m.forward([[3, 5, 7]], backend="mp", dps=30).deductive
+    rmp = dag_regularizer(ded_mp, (0.05, 0.05, 0.05), backend="mp", dps=30)
     assert abs(r64 - float(rmp)) < 1e-12 * max(1, abs(r64))

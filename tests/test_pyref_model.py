@@ -45,96 +45,124 @@ def perturbed(cfg, seed, scale=0.3, **kw):
 
 
 # ------------------------------------------------------- independent scalar-loop reference
+def _naive_head_operator(nv, m, h, q):
+    """G_LM of head h from the rotated queries q (rows t): D, LN_A, Φ_res, A_LM, A_P, G."""
+    P, cfg, S, dk, sig = nv.P, nv.cfg, len(q), nv.cfg.d_k, nv.sig
+    D = [[sum(q[t][i] * q[t][j] for t in range(S)) for j in range(dk)] for i in range(dk)]
+    A = [nv.ln(r, P[m + "layernorm1.weight"], P[m + "layernorm1.bias"]) for r in D]
+    for u in range(cfg.num_res_units):
+        r0 = m + f"reslayerAs.{u}."
+        newA = []
+        for row in A:
+            y = row
+            for g in range(cfg.num_glu_blocks):
+                y = nv.glu(r0 + f"denseAs.{g}.", y)
+            newA.append(nv.ln([a + b for a, b in zip(row, y)], P[r0 + "layernormA.weight"],
+                              P[r0 + "layernormA.bias"]))
+        A = newA
+    W, b = P[m + "plgatt_layer.Wlst"][h], P[m + "plgatt_layer.blst"][h]
+    Pw, a_, ba = (P[m + "plgatt_layer.pwlst"][h], P[m + "plgatt_layer.alst"][h],
+                  P[m + "plgatt_layer.balst"][h])
+    ALM = [[0] * dk for _ in range(dk)]
+    for i in range(dk):
+        for j in range(dk):
+            z = sum(W[i][kk] * A[kk][j] for kk in range(dk)) + b[i][j]
+            ALM[i][j] = z * z * sig(z) + nv.eps_m
+    AP = [[mpmath.power(ALM[i][j], Pw[i][j]) for j in range(dk)] for i in range(dk)]
+    return [[sum(a_[i][kk] * AP[kk][j] for kk in range(dk)) + ba[i][j] for j in range(dk)]
+            for i in range(dk)]
+
+
+class _Naive:
+    """Spec A restated with Python lists of mpf and explicit loops (batch 1); call inside
+    ``mpmath.workdps``."""
+
+    def __init__(self, sd, cfg):
+        def f(a):
+            if np.ndim(a) == 2:
+                return [[mpmath.mpf(float(x)) for x in r] for r in a]
+            if np.ndim(a) == 1:
+                return [mpmath.mpf(float(x)) for x in a]
+            return [f(x) for x in a]
+
+        self.P, self.cfg = {k: f(v) for k, v in sd.items()}, cfg
+        self.eps_ln, self.eps_m = mpmath.mpf("1e-6"), mpmath.mpf(repr(cfg.metric_eps))
+
+    @staticmethod
+    def sig(u):
+        return 1 / (1 + mpmath.exp(-u))
+
+    @staticmethod
+    def lin(W, b, x):
+        return [sum(W[i][j] * x[j] for j in range(len(x))) + b[i] for i in range(len(W))]
+
+    def ln(self, r, g, b):
+        mu = sum(r) / len(r)
+        var = sum((x - mu) ** 2 for x in r) / len(r)
+        return [g[i] * (r[i] - mu) / mpmath.sqrt(var + self.eps_ln) + b[i] for i in range(len(r))]
+
+    def glu(self, pre, x):
+        P = self.P
+        h1 = self.lin(P[pre + "gluw1.weight"], P[pre + "gluw1.bias"], x)
+        h2 = self.lin(P[pre + "gluw2.weight"], P[pre + "gluw2.bias"], x)
+        return self.lin(P[pre + "gluw3.weight"], P[pre + "gluw3.bias"],
+                        [u * self.sig(u) * v for u, v in zip(h1, h2)])
+
+    def rot(self, x, p):
+        dk, out = self.cfg.d_k, list(x)
+        base = mpmath.mpf(repr(self.cfg.rope_base))
+        for j in range(dk // 2):
+            th = p * base ** (mpmath.mpf(-2 * j) / dk)
+            c, s = mpmath.cos(th), mpmath.sin(th)
+            out[2 * j] = x[2 * j] * c - x[2 * j + 1] * s
+            out[2 * j + 1] = x[2 * j + 1] * c + x[2 * j] * s
+        return out
+
+    def attention(self, li, X, toks):
+        P, S, d, H, dk = self.P, len(toks), self.cfg.d_model, self.cfg.num_heads, self.cfg.d_k
+        m = f"decoder.dec_layers.{li}.mha1."
+        Q, K, V = ([self.lin(P[m + w + ".weight"], P[m + w + ".bias"], x) for x in X]
+                   for w in ("wq", "wk", "wv"))
+        out = [[None] * d for _ in range(S)]
+        for h in range(H):
+            sl = slice(h * dk, (h + 1) * dk)
+            q = [self.rot(Q[t][sl], t) for t in range(S)]
+            k = [self.rot(K[t][sl], t) for t in range(S)]
+            v = [V[t][sl] for t in range(S)]
+            G = _naive_head_operator(self, m, h, q)
+            for t in range(S):
+                e = []
+                for p in range(S):
+                    val = sum(q[t][i] * G[i][j] * k[p][j] for i in range(dk) for j in range(dk))
+                    val = val / mpmath.sqrt(dk)
+                    if p > t or toks[p] == 0:
+                        val = val + mpmath.mpf(-10**9)
+                    e.append(val)
+                mx = max(e)
+                w = [mpmath.exp(x - mx) for x in e]
+                z = sum(w)
+                for j in range(dk):
+                    out[t][h * dk + j] = sum(w[p] / z * v[p][j] for p in range(S))
+        return [self.lin(P[m + "dense.weight"], P[m + "dense.bias"], o) for o in out]
+
+    def logits(self, toks):
+        P, d = self.P, self.cfg.d_model
+        X = [self.ln([mpmath.sqrt(d) * e for e in P["decoder.embedding.weight"][t]],
+                     P["decoder.layernorm1.weight"], P["decoder.layernorm1.bias"]) for t in toks]
+        for li in range(self.cfg.num_layers):
+            Y = self.attention(li, X, toks)
+            pre = f"decoder.dec_layers.{li}."
+            X1 = [self.ln([a + b for a, b in zip(x, y)], P[pre + "layernorm1.weight"],
+                          P[pre + "layernorm1.bias"]) for x, y in zip(X, Y)]
+            X = [self.ln([a + b for a, b in zip(x1, self.glu(pre + "ffn.", x1))],
+                         P[pre + "layernorm2.weight"], P[pre + "layernorm2.bias"]) for x1 in X1]
+        return [self.lin(P["final_layer.weight"], P["final_layer.bias"], x) for x in X]
+
+
 def naive_logits(sd, cfg, toks, dps=50):
     """Spec A restated with Python lists of mpf and explicit loops (batch 1)."""
     with mpmath.workdps(dps):
-        f = lambda a: [[mpmath.mpf(float(x)) for x in r] for r in a] if np.ndim(a) == 2 else (  # noqa
-            [mpmath.mpf(float(x)) for x in a] if np.ndim(a) == 1 else [f(x) for x in a])
-        P = {k: f(v) for k, v in sd.items()}
-        eps_ln, eps_m = mpmath.mpf("1e-6"), mpmath.mpf(repr(cfg.metric_eps))
-        d, H, dk = cfg.d_model, cfg.num_heads, cfg.d_k
-        sig = lambda u: 1 / (1 + mpmath.exp(-u))  # noqa
-
-        def lin(W, b, x):
-            return [sum(W[i][j] * x[j] for j in range(len(x))) + b[i] for i in range(len(W))]
-
-        def ln(r, g, b):
-            mu = sum(r) / len(r)
-            var = sum((x - mu) ** 2 for x in r) / len(r)
-            return [g[i] * (r[i] - mu) / mpmath.sqrt(var + eps_ln) + b[i] for i in range(len(r))]
-
-        def glu(pre, x):
-            h1 = lin(P[pre + "gluw1.weight"], P[pre + "gluw1.bias"], x)
-            h2 = lin(P[pre + "gluw2.weight"], P[pre + "gluw2.bias"], x)
-            return lin(P[pre + "gluw3.weight"], P[pre + "gluw3.bias"], [u * sig(u) * v for u, v in zip(h1, h2)])
-
-        def rot(x, p):
-            out = list(x)
-            base = mpmath.mpf(repr(cfg.rope_base))
-            for j in range(dk // 2):
-                th = p * base ** (mpmath.mpf(-2 * j) / dk)
-                c, s = mpmath.cos(th), mpmath.sin(th)
-                out[2 * j] = x[2 * j] * c - x[2 * j + 1] * s
-                out[2 * j + 1] = x[2 * j + 1] * c + x[2 * j] * s
-            return out
-
-        S = len(toks)
-        X = [ln([mpmath.sqrt(d) * e for e in P["decoder.embedding.weight"][t]],
-                P["decoder.layernorm1.weight"], P["decoder.layernorm1.bias"]) for t in toks]
-        for l in range(cfg.num_layers):
-            m = f"decoder.dec_layers.{l}.mha1."
-            Q = [lin(P[m + "wq.weight"], P[m + "wq.bias"], x) for x in X]
-            K = [lin(P[m + "wk.weight"], P[m + "wk.bias"], x) for x in X]
-            V = [lin(P[m + "wv.weight"], P[m + "wv.bias"], x) for x in X]
-            O = [[None] * d for _ in range(S)]
-            for h in range(H):
-                sl = slice(h * dk, (h + 1) * dk)
-                q = [rot(Q[t][sl], t) for t in range(S)]
-                k = [rot(K[t][sl], t) for t in range(S)]
-                v = [V[t][sl] for t in range(S)]
-                D = [[sum(q[t][i] * q[t][j] for t in range(S)) for j in range(dk)] for i in range(dk)]
-                A = [ln(r, P[m + "layernorm1.weight"], P[m + "layernorm1.bias"]) for r in D]
-                for u in range(cfg.num_res_units):
-                    r0 = m + f"reslayerAs.{u}."
-                    newA = []
-                    for row in A:
-                        y = row
-                        for g in range(cfg.num_glu_blocks):
-                            y = glu(r0 + f"denseAs.{g}.", y)
-                        newA.append(ln([a + b for a, b in zip(row, y)], P[r0 + "layernormA.weight"],
-                                       P[r0 + "layernormA.bias"]))
-                    A = newA
-                W, b = P[m + "plgatt_layer.Wlst"][h], P[m + "plgatt_layer.blst"][h]
-                Pw, a_, ba = (P[m + "plgatt_layer.pwlst"][h], P[m + "plgatt_layer.alst"][h],
-                              P[m + "plgatt_layer.balst"][h])
-                ALM = [[0] * dk for _ in range(dk)]
-                for i in range(dk):
-                    for j in range(dk):
-                        z = sum(W[i][kk] * A[kk][j] for kk in range(dk)) + b[i][j]
-                        ALM[i][j] = z * z * sig(z) + eps_m
-                AP = [[mpmath.power(ALM[i][j], Pw[i][j]) for j in range(dk)] for i in range(dk)]
-                G = [[sum(a_[i][kk] * AP[kk][j] for kk in range(dk)) + ba[i][j] for j in range(dk)]
-                     for i in range(dk)]
-                for t in range(S):
-                    e = []
-                    for p in range(S):
-                        val = sum(q[t][i] * G[i][j] * k[p][j] for i in range(dk) for j in range(dk))
-                        val = val / mpmath.sqrt(dk)
-                        if p > t or toks[p] == 0:
-                            val = val + mpmath.mpf(-10**9)
-                        e.append(val)
-                    mx = max(e)
-                    w = [mpmath.exp(x - mx) for x in e]
-                    z = sum(w)
-                    for j in range(dk):
-                        O[t][h * dk + j] = sum(w[p] / z * v[p][j] for p in range(S))
-            Y = [lin(P[m + "dense.weight"], P[m + "dense.bias"], o) for o in O]
-            pre = f"decoder.dec_layers.{l}."
-            X1 = [ln([a + b for a, b in zip(x, y)], P[pre + "layernorm1.weight"], P[pre + "layernorm1.bias"])
-                  for x, y in zip(X, Y)]
-            X = [ln([a + b for a, b in zip(x1, glu(pre + "ffn.", x1))], P[pre + "layernorm2.weight"],
-                    P[pre + "layernorm2.bias"]) for x1 in X1]
-        return [lin(P["final_layer.weight"], P["final_layer.bias"], x) for x in X]
+        return _Naive(sd, cfg).logits(toks)
 
 
 def test_forward_matches_scalar_loop_reference_mp():
@@ -192,9 +220,10 @@ def test_sdpa_inclusion_at_identity_1e40():
     """PLGA with every operator pinned to I equals the SDPA model to 1e-40 at 50 digits."""
     m = perturbed(CFG, seed=3)
     sd = m.state_dict()
-    for l in range(CFG.num_layers):  # a = 0, b_a = I  =>  G_LM = 0·A_P + I = I exactly
-        sd[f"decoder.dec_layers.{l}.mha1.plgatt_layer.alst"] = np.zeros_like(sd[f"decoder.dec_layers.{l}.mha1.plgatt_layer.alst"])
-        sd[f"decoder.dec_layers.{l}.mha1.plgatt_layer.balst"] = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
+    for li in range(CFG.num_layers):  # a = 0, b_a = I  =>  G_LM = 0·A_P + I = I exactly
+        op = f"decoder.dec_layers.{li}.mha1.plgatt_layer."
+        sd[op + "alst"] = np.zeros_like(sd[op + "alst"])
+        sd[op + "balst"] = np.broadcast_to(np.eye(4), (2, 4, 4)).copy()
     pinned = pyref.PLDRModel.from_state_dict(sd, CFG)
     sdpa = pinned.to_sdpa()
     toks = [[3, 5, 7, 2, 9]]
@@ -205,7 +234,8 @@ def test_sdpa_inclusion_at_identity_1e40():
     eye = np.broadcast_to(np.eye(4), (1, 2, 4, 4))
     o_g = m.forward(toks, backend="mp", dps=50, gcache=[[eye, eye]] * CFG.num_layers)
     assert mpmax(o_g.logits, o_s.logits) < mpmath.mpf("1e-40")
-    o_c = m.to_constant_operator(G=[np.eye(4)[None].repeat(2, 0)] * 2).forward(toks, backend="mp", dps=50)
+    m_c = m.to_constant_operator(G=[np.eye(4)[None].repeat(2, 0)] * 2)
+    o_c = m_c.forward(toks, backend="mp", dps=50)
     assert mpmax(o_c.logits, o_s.logits) < mpmath.mpf("1e-40")
     assert o_s.gcache is None and len(o_s.kvcache[0]) == 2
 
@@ -214,8 +244,8 @@ def _frozen_operator_model(seed):
     """A model whose operator cannot change with the input: a = 0 so G = b_a (random)."""
     m = perturbed(CFG, seed=seed)
     sd = m.state_dict()
-    for l in range(CFG.num_layers):
-        sd[f"decoder.dec_layers.{l}.mha1.plgatt_layer.alst"] *= 0
+    for li in range(CFG.num_layers):
+        sd[f"decoder.dec_layers.{li}.mha1.plgatt_layer.alst"] *= 0
     return pyref.PLDRModel.from_state_dict(sd, CFG)
 
 
@@ -238,7 +268,8 @@ def test_cached_greedy_equals_uncached_when_operator_fixed(backend, tol):
 
 def test_constant_model_cached_equals_uncached():
     rng = np.random.default_rng(0)
-    cm = pyref.ConstantGModel.random(CFG, seed=6, G=[rng.uniform(0, 1, (2, 4, 4)) for _ in range(2)])
+    G = [rng.uniform(0, 1, (2, 4, 4)) for _ in range(2)]
+    cm = pyref.ConstantGModel.random(CFG, seed=6, G=G)
     a = cm.generate([[3, 5, 7]], 4, kvcache=True)
     b = cm.generate([[3, 5, 7]], 4, kvcache=False)
     assert np.array_equal(a.tokens, b.tokens)
@@ -250,19 +281,20 @@ def test_cache_semantics():
     toks = np.array([[3, 5, 7, 2]])
     pre = m.forward(toks[:, :3])
     step = m.forward(toks[:, 3:], kvcache=pre.kvcache)
-    for l in range(CFG.num_layers):
-        K, V, A = step.kvcache[l]
+    for li in range(CFG.num_layers):
+        K, V, A = step.kvcache[li]
         assert K.shape == V.shape == (1, 4, 2, 4)
-        assert np.array_equal(A, pre.kvcache[l][2])  # A is frozen at the prefill value
-        assert np.array_equal(K[:, :3], pre.kvcache[l][0])  # rotated keys appended
+        assert np.array_equal(A, pre.kvcache[li][2])  # A is frozen at the prefill value
+        assert np.array_equal(K[:, :3], pre.kvcache[li][0])  # rotated keys appended
         # without a G-cache the operator is recomputed from the frozen A: same G as prefill
-        assert np.allclose(step.deductive[l]["G_LM"], pre.deductive[l]["G_LM"], atol=1e-15, rtol=0)
-        assert step.deductive[l]["E"].shape == (1, 2, 1, 4)
+        assert np.allclose(step.deductive[li]["G_LM"], pre.deductive[li]["G_LM"],
+                           atol=1e-15, rtol=0)
+        assert step.deductive[li]["E"].shape == (1, 2, 1, 4)
     # with a G-cache the returned cache is the given one, unchanged
     st2 = m.forward(toks[:, 3:], kvcache=pre.kvcache, gcache=pre.gcache)
-    for l in range(CFG.num_layers):
-        assert np.array_equal(st2.gcache[l][1], pre.gcache[l][1])
-        assert st2.deductive[l]["A_P"] is None
+    for li in range(CFG.num_layers):
+        assert np.array_equal(st2.gcache[li][1], pre.gcache[li][1])
+        assert st2.deductive[li]["A_P"] is None
     # an uncached call on the full sequence recomputes A from all 4 rows: G changes
     full = m.forward(toks)
     assert np.max(np.abs(full.deductive[0]["G_LM"] - pre.deductive[0]["G_LM"])) > 1e-6
@@ -274,8 +306,8 @@ def test_to_constant_operator_transplant():
     m = perturbed(CFG, seed=8)
     cm = m.to_constant_operator(tokens=[[2]])
     G = m.forward([[2]]).deductive
-    for l in range(2):
-        assert np.array_equal(cm.G[l], G[l]["G_LM"][0])
+    for li in range(2):
+        assert np.array_equal(cm.G[li], G[li]["G_LM"][0])
     assert len(cm.state_dict()) == len(pyref.state_dict_keys(CFG, "constant"))
     # the transplanted model reproduces the PLGA model on the single token
     assert np.allclose(cm.forward([[2]]).logits, m.forward([[2]]).logits, atol=1e-13, rtol=0)

@@ -11,11 +11,12 @@ import sys
 import numpy as np
 import pytest
 
+import pyref
+
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
-from torch_peer import peer_from_state_dict, peer_state_dict_numpy  # noqa: E402
-
-import pyref  # noqa: E402
+# benchmarks/ is not a package: importable only after the sys.path insertion above
+from torch_peer import peer_from_state_dict, peer_state_dict_numpy  # noqa: E402 (needs sys.path)
 
 CFG = pyref.PLDRConfig(num_layers=2, d_model=16, num_heads=2, dff=20, a_dff=10, num_res_units=2,
                        num_glu_blocks=2, vocab_size=31, max_seq_len=16)
@@ -38,8 +39,8 @@ def test_pyref_matches_torch_peer_logits_and_G():
     out = model.forward(toks)
     logits, kv, gc = peer(toks)
     assert np.max(np.abs(out.logits - logits.numpy())) < 1e-9
-    for l in range(CFG.num_layers):
-        assert np.max(np.abs(out.deductive[l]["G_LM"] - gc[l][1].numpy())) < 1e-9
+    for li in range(CFG.num_layers):
+        assert np.max(np.abs(out.deductive[li]["G_LM"] - gc[li][1].numpy())) < 1e-9
     # a cached decode step agrees too
     step = model.forward(np.array([[4], [9]]), kvcache=out.kvcache, gcache=out.gcache)
     kv_t = [(k, v, a) for k, v, a in kv]

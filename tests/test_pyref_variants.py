@@ -14,8 +14,13 @@ import mpmath
 import numpy as np
 import pytest
 
-from crosscheck.properties import _util
-from crosscheck.properties import variants as P
+from crosscheck.properties._arith import gamma
+from crosscheck.properties.variants._shared import SLACK
+from crosscheck.properties.variants.delta_net import _abs_deltanet_chunked
+from crosscheck.properties.variants.kla_chunk import (
+    _abs_kla_chunkwise,
+    kla_chunkwise_equals_recurrence,
+)
 from pyref.backend import to_float64, to_mp
 from pyref.variants import attnres, deltanet, kla, mhc
 
@@ -28,7 +33,9 @@ def dev(a, b):
     """max |a − b| as a float64; the difference is taken in the arrays' own arithmetic (float64
     for float arrays; mpf arrays at 60 digits, exact for a 50-digit mpf minus a binary float)."""
     with mpmath.workdps(60):
-        return float(np.max(np.abs(to_float64(np.asarray(a) - np.asarray(b))))) if np.size(a) else 0.0
+        if not np.size(a):
+            return 0.0
+        return float(np.max(np.abs(to_float64(np.asarray(a) - np.asarray(b)))))
 
 
 def all_mpf(x):
@@ -47,11 +54,12 @@ def test_kla_worked_example_overshoot_vs_kaczmarz(backend):
     # d_k = d_v = 1, S̃ = 0, k = 2, v = 1
     S, e = kla.delta_write([[0.0]], [2.0], [1.0], 1.0, backend=backend)          # β = 1
     assert float(S[0, 0]) == 2 and float(e[0]) == 1
-    assert float((S.T @ np.array([2.0]))[0]) == 4 and 1 - 4 == -3                  # overshoot, residual −3
+    # overshoot, residual −3
+    assert float((S.T @ np.array([2.0]))[0]) == 4 and 1 - 4 == -3
     beta = kla.kaczmarz_beta([2.0], 1.0, eps=0.0, backend=backend)
     assert float(beta) == 0.25
     S = kla.kla_step([[0.0]], [2.0], [1.0], 1.0, 1.0, eps=0.0, backend=backend)
-    assert float(S[0, 0]) == 0.5 and float(S[0, 0] * 2) == 1.0                     # read-out exactly 1
+    assert float(S[0, 0]) == 0.5 and float(S[0, 0] * 2) == 1.0  # read-out exactly 1
     if backend == "mp":
         assert all_mpf(S)
 
@@ -84,16 +92,18 @@ def test_kla_chunk_hand_example():
     # chunk: γ = (1, .5), U = (1, 2 − .5·1) = (1, 1.5) = β e, O = (1, .5 + 1.5), S_out = .5·1 + 1.5
     args = ([[0.0]], [[1.0], [1.0]], [[1.0], [2.0]], [[1.0], [1.0]], [1.0, 0.5], 1.0)
     for backend in ("float64", "mp"):
-        O, S_out, U = kla.kla_chunk(*args, eps=0.0, backend=backend)
-        assert dev(U, [[1.0], [1.5]]) == 0 and dev(O, [[1.0], [2.0]]) == 0 and dev(S_out, [[2.0]]) == 0
+        out, S_out, U = kla.kla_chunk(*args, eps=0.0, backend=backend)
+        assert dev(U, [[1.0], [1.5]]) == 0 and dev(out, [[1.0], [2.0]]) == 0
+        assert dev(S_out, [[2.0]]) == 0
         O2, S2 = kla.kla_recurrent(*args, eps=0.0, backend=backend)
         assert dev(O2, [[1.0], [2.0]]) == 0 and dev(S2, [[2.0]]) == 0
 
 
 def test_kla_chunk_rows_of_U_are_beta_times_residual():
     e = rand_seq(1, T=6)
-    O, S_out, U = kla.kla_chunk(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"], **MP)
-    _, _, states = kla.kla_recurrent(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"], return_states=True, **MP)
+    out, S_out, U = kla.kla_chunk(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"], **MP)
+    _, _, states = kla.kla_recurrent(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"],
+                                     return_states=True, **MP)
     beta = kla.kaczmarz_beta(e["K"], e["eta"], **MP)
     with mpmath.workdps(50):
         prev = [to_mp(e["S0"])] + list(states[:-1])
@@ -107,7 +117,8 @@ def test_kla_chunk_rows_of_U_are_beta_times_residual():
 def test_kla_chunkwise_equals_recurrence_mp_and_float64(C):
     e = rand_seq(2)
     Or, Sr = kla.kla_recurrent(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"], **MP)
-    Oc, Sc = kla.kla_chunkwise(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"], chunk_size=C, **MP)
+    Oc, Sc = kla.kla_chunkwise(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"],
+                               chunk_size=C, **MP)
     assert all_mpf(Oc) and all_mpf(Sc)
     assert dev(Or, Oc) < TOL_MP and dev(Sr, Sc) < TOL_MP
     # float64 chunkwise against the mp reference: within γ_D × its majorant (D and the majorant
@@ -116,9 +127,9 @@ def test_kla_chunkwise_equals_recurrence_mp_and_float64(C):
     T, dk = e["K"].shape
     beta = e["eta"] / (np.sum(e["K"] ** 2, axis=1) + 1e-6)
     Qn = e["Q"] / np.linalg.norm(e["Q"], axis=1, keepdims=True)
-    Oa, Sa, _ = P._abs_kla_chunkwise(e["S0"], e["K"], e["V"], Qn, e["alpha"], beta, min(C, T))
+    Oa, Sa, _ = _abs_kla_chunkwise(e["S0"], e["K"], e["V"], Qn, e["alpha"], beta, min(C, T))
     D = T * (2 * dk + 3 * min(C, T) + 12) + 2 * dk + 3 * min(C, T) + 10
-    g = P.SLACK * _util.gamma(D)
+    g = SLACK * gamma(D)
     assert np.all(np.abs(Of - to_float64(Or)) <= g * Oa + TOL_MP)
     assert np.all(np.abs(Sf - to_float64(Sr)) <= g * Sa + TOL_MP)
     assert dev(Of, to_float64(Or)) < 1e-12  # and, in practice, a few ulps
@@ -128,9 +139,10 @@ def test_kla_long_sequence_property_holds():
     r = np.random.default_rng(5)
     T, dk, dv = 32, 4, 3
     ex = dict(S0=r.normal(size=(dk, dv)), K=r.normal(size=(T, dk)), V=r.normal(size=(T, dv)),
-              Q=r.normal(size=(T, dk)), alpha=r.uniform(0.8, 1.0, T), eta=r.uniform(0.1, 0.9, T), eps=1e-6, C=8)
+              Q=r.normal(size=(T, dk)), alpha=r.uniform(0.8, 1.0, T), eta=r.uniform(0.1, 0.9, T),
+              eps=1e-6, C=8)
     for backend in ("float64", "mp"):
-        out = P.kla_chunkwise_equals_recurrence(ex, backend, 50)
+        out = kla_chunkwise_equals_recurrence(ex, backend, 50)
         assert out.ok and out.met, (backend, out)
 
 
@@ -138,7 +150,8 @@ def test_kla_long_sequence_property_holds():
 def test_deltanet_step_hand_values_kda():
     # S = [[1], [2]], k = e₁, v = 5, β = 1, α = (.5, 1): X = [[.5], [2]], r = 4.5, S' = [[5], [2]]
     for backend in ("float64", "mp"):
-        S = deltanet.deltanet_step([[1.0], [2.0]], [1.0, 0.0], [5.0], 1.0, [0.5, 1.0], backend=backend)
+        S = deltanet.deltanet_step([[1.0], [2.0]], [1.0, 0.0], [5.0], 1.0, [0.5, 1.0],
+                                   backend=backend)
         assert dev(S, [[5.0], [2.0]]) == 0
 
 
@@ -175,16 +188,18 @@ def test_deltanet_chunked_equals_recurrent(gate, chunks):
     K = r.normal(size=(T, dk))
     K /= np.linalg.norm(K, axis=1, keepdims=True)
     alpha = r.uniform(0, 1, T) if gate == "gdn" else r.uniform(0, 1, (T, dk))
-    args = (r.normal(size=(dk, dv)), K, r.normal(size=(T, dv)), r.normal(size=(T, dk)), r.uniform(0, 1, T), alpha)
+    args = (r.normal(size=(dk, dv)), K, r.normal(size=(T, dv)), r.normal(size=(T, dk)),
+            r.uniform(0, 1, T), alpha)
     Or, Sr = deltanet.deltanet_recurrent(*args, **MP)
     Oc, Sc = deltanet.deltanet_chunked(*args, chunks, **MP)
     assert all_mpf(Oc) and dev(Or, Oc) < TOL_MP and dev(Sr, Sc) < TOL_MP
     # float64 against the mp reference within the derived bound (see the property)
     lengths = deltanet.chunk_lengths(T, chunks)
     Of, Sf = deltanet.deltanet_chunked(*args, chunks)
-    Oa, Sa = P._abs_deltanet_chunked(*args, lengths)
-    g = P.SLACK * _util.gamma(T * (3 * dk + 10) + 3 * dk + 10)
-    assert np.all(np.abs(Of - to_float64(Or)) <= g * Oa) and np.all(np.abs(Sf - to_float64(Sr)) <= g * Sa)
+    Oa, Sa = _abs_deltanet_chunked(*args, lengths)
+    g = SLACK * gamma(T * (3 * dk + 10) + 3 * dk + 10)
+    assert np.all(np.abs(Of - to_float64(Or)) <= g * Oa)
+    assert np.all(np.abs(Sf - to_float64(Sr)) <= g * Sa)
     # chunk_map composes the whole sequence
     Pm, Rm = deltanet.chunk_map(args[1], args[2], args[4], args[5], **MP)
     assert dev(deltanet.apply_map(Pm, Rm, args[0], **MP), Sr) < TOL_MP
@@ -195,10 +210,12 @@ def test_deltanet_reset_is_not_a_chunking():
     T, dk, dv = 6, 2, 1
     K = r.normal(size=(T, dk))
     K /= np.linalg.norm(K, axis=1, keepdims=True)
-    args = (r.normal(size=(dk, dv)), K, r.normal(size=(T, dv)), r.normal(size=(T, dk)), np.full(T, 0.5), np.full(T, 0.9))
+    args = (r.normal(size=(dk, dv)), K, r.normal(size=(T, dv)), r.normal(size=(T, dk)),
+            np.full(T, 0.5), np.full(T, 0.9))
     Or, _ = deltanet.deltanet_recurrent(*args)
     O1, S1 = deltanet.deltanet_recurrent(args[0], *[a[:3] for a in args[1:]])
-    O2, _ = deltanet.deltanet_recurrent(np.zeros((dk, dv)), *[a[3:] for a in args[1:]])  # new document
+    # new document
+    O2, _ = deltanet.deltanet_recurrent(np.zeros((dk, dv)), *[a[3:] for a in args[1:]])
     assert dev(np.concatenate([O1, O2]), Or) > 1e-3
 
 
@@ -211,13 +228,15 @@ def test_sinkhorn_paper_example_row_error():
     with mpmath.workdps(60):
         for i in range(2):
             for j in range(2):
-                assert abs(B[i, j] - mpmath.mpf(exact[i][j].numerator) / exact[i][j].denominator) < TOL_MP
+                e_ij = mpmath.mpf(exact[i][j].numerator) / exact[i][j].denominator
+                assert abs(B[i, j] - e_ij) < TOL_MP
     r, c = mhc.doubly_stochastic_defect(B, **MP)
     with mpmath.workdps(60):
         assert abs(r - mpmath.mpf(9) / 91) < TOL_MP and c < TOL_MP
     rf, cf = mhc.doubly_stochastic_defect(mhc.sinkhorn_iterate([[4.0, 1.0], [1.0, 1.0]], 1))
     assert abs(rf - 9 / 91) < TOL_F and cf < TOL_F and round(float(rf), 3) == 0.099
-    # the other order: column first, then row (here the transpose, M⁽⁰⁾ being symmetric) -- different
+    # the other order: column first, then row (here the transpose, M⁽⁰⁾ being symmetric)
+    # -- different
     Bc = mhc.sinkhorn_iterate([[4.0, 1.0], [1.0, 1.0]], 1, order="col-first", **MP)
     assert dev(Bc, B.T) < TOL_MP and abs(dev(Bc, B) - 9 / 91) < 1e-15     # 5/13 − 2/7 = 9/91
 
@@ -230,7 +249,8 @@ def test_sinkhorn_steps_and_logits():
     assert dev(mhc.sinkhorn(Z, 3), mhc.sinkhorn_iterate(M, 3)) < TOL_F
     assert dev(mhc.sinkhorn(np.zeros((3, 3)), 0), np.ones((3, 3))) == 0
     # many rounds converge (positive matrix): both sums → 1
-    r, c = mhc.doubly_stochastic_defect(mhc.sinkhorn(np.random.default_rng(0).normal(size=(4, 4)), 200, **MP), **MP)
+    Bs = mhc.sinkhorn(np.random.default_rng(0).normal(size=(4, 4)), 200, **MP)
+    r, c = mhc.doubly_stochastic_defect(Bs, **MP)
     assert r < 1e-30 and c < TOL_MP
 
 
@@ -241,7 +261,8 @@ def test_mhc_difference_direction_contracts_and_transfer_amplifies():
     assert dev(same, [[1.0], [1.0]]) < TOL_F and dev(diff, [[1 / 3], [-1 / 3]]) < TOL_F
     # one stream, B = 1, A = .5, C = 1, F(u) = 4u: x ↦ 3x
     for backend in ("float64", "mp"):
-        out = mhc.mhc_transfer([[0.7, -2.0]], [[1.0]], [[0.5]], [[1.0]], lambda u: 4 * u, ds_tol=0, backend=backend)
+        out = mhc.mhc_transfer([[0.7, -2.0]], [[1.0]], [[0.5]], [[1.0]], lambda u: 4 * u, ds_tol=0,
+                               backend=backend)
         assert dev(out, [[2.1, -6.0]]) < 1e-15
 
 
@@ -266,7 +287,8 @@ def test_attnres_hand_values():
         assert abs(h[0] - p) < TOL_MP and abs(h[1] - (1 - p)) < TOL_MP   # raw values, not keys
         _, L = attnres.depth_attention_partial([a, 0.0], [[1.0, 0.0], [0.0, 1.0]], **MP)
         assert abs(L - mpmath.log(mpmath.exp(s1) + 1)) < TOL_MP
-    assert dev(attnres.rms_norm([[3.0, 4.0]], eps=0.0), [[3 / np.sqrt(12.5), 4 / np.sqrt(12.5)]]) < TOL_F
+    want = [[3 / np.sqrt(12.5), 4 / np.sqrt(12.5)]]
+    assert dev(attnres.rms_norm([[3.0, 4.0]], eps=0.0), want) < TOL_F
 
 
 @pytest.mark.parametrize("groups", [1, 3, [True, False, True, False, False]])
@@ -328,57 +350,84 @@ def test_mp_and_float64_agree():
     Z = np.random.default_rng(4).normal(size=(4, 4))
     assert dev(mhc.sinkhorn(Z, 5), to_float64(mhc.sinkhorn(Z, 5, **MP))) < 1e-14
     V, w = np.random.default_rng(6).normal(size=(6, 3)), np.array([1.0, -0.5, 2.0])
-    assert dev(attnres.depth_attention(w, V)[0], to_float64(attnres.depth_attention(w, V, **MP)[0])) < 1e-14
+    mp_out = to_float64(attnres.depth_attention(w, V, **MP)[0])
+    assert dev(attnres.depth_attention(w, V)[0], mp_out) < 1e-14
     assert kla.kla_step([[1.0]], [1.0], [1.0], 0.5, 0.5, backend="float32").dtype == np.float32
 
 
 # ================================================================================= bad input
+_z, _o = np.zeros, np.ones
+
+
 @pytest.mark.parametrize("call,match", [
-    (lambda: kla.kla_step([[0.0]], [1.0], [1.0], 1.5, 0.5), r"kla_step: alpha must lie in \[0, 1\], got 1.5"),
-    (lambda: kla.kla_step([[0.0]], [1.0], [1.0], 0.5, 0.0), r"kla_step: eta must lie in \(0, 1\], got 0.0"),
+    (lambda: kla.kla_step([[0.0]], [1.0], [1.0], 1.5, 0.5),
+     r"kla_step: alpha must lie in \[0, 1\], got 1.5"),
+    (lambda: kla.kla_step([[0.0]], [1.0], [1.0], 0.5, 0.0),
+     r"kla_step: eta must lie in \(0, 1\], got 0.0"),
     (lambda: kla.kla_step([[0.0]], [1.0], [1.0], 0.5, 1.2), r"eta must lie in \(0, 1\]"),
-    (lambda: kla.kla_step([[0.0]], [1.0], [1.0], 0.5, 0.5, eps=-1.0), r"eps must lie in \[0, inf\)"),
-    (lambda: kla.kla_step([[0.0]], [0.0], [1.0], 0.5, 0.5, eps=0.0), r"key at index 0 is zero and eps = 0"),
-    (lambda: kla.kla_step([[0.0]], [1.0, 2.0], [1.0], 0.5, 0.5), r"kla_step: k must have shape \[1\], got shape \(2,\)"),
+    (lambda: kla.kla_step([[0.0]], [1.0], [1.0], 0.5, 0.5, eps=-1.0),
+     r"eps must lie in \[0, inf\)"),
+    (lambda: kla.kla_step([[0.0]], [0.0], [1.0], 0.5, 0.5, eps=0.0),
+     r"key at index 0 is zero and eps = 0"),
+    (lambda: kla.kla_step([[0.0]], [1.0, 2.0], [1.0], 0.5, 0.5),
+     r"kla_step: k must have shape \[1\], got shape \(2,\)"),
     (lambda: kla.kla_step([[np.nan]], [1.0], [1.0], 0.5, 0.5), r"kla_step: S must be finite"),
     (lambda: kla.kla_readout([[1.0]], [0.0]), r"query at index 0 is zero"),
-    (lambda: kla.kla_recurrent(np.zeros((2, 1)), np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), 1.0, 0.5),
+    (lambda: kla.kla_recurrent(_z((2, 1)), _o((3, 2)), _o((3, 2)), _o((3, 2)), 1.0, 0.5),
      r"kla_recurrent: V must have shape \[3, 1\], got shape \(3, 2\)"),
-    (lambda: kla.kla_recurrent(np.zeros((1, 1)), np.ones((3, 1)), np.ones((3, 1)), np.ones((3, 1)), [1.0, 1.0], 0.5),
+    (lambda: kla.kla_recurrent(_z((1, 1)), _o((3, 1)), _o((3, 1)), _o((3, 1)), [1.0, 1.0], 0.5),
      r"alpha must have shape \[3\], got shape \(2,\)"),
-    (lambda: kla.kla_chunkwise(np.zeros((1, 1)), np.ones((2, 1)), np.ones((2, 1)), np.ones((2, 1)), [1.0, 0.0], 0.5),
+    (lambda: kla.kla_chunkwise(_z((1, 1)), _o((2, 1)), _o((2, 1)), _o((2, 1)), [1.0, 0.0], 0.5),
      r"kla_chunkwise: alpha must lie in \(0, 1\], got 0.0 at index \(1,\)"),
-    (lambda: kla.kla_chunkwise(np.zeros((1, 1)), np.ones((2, 1)), np.ones((2, 1)), np.ones((2, 1)), 1.0, 0.5, chunk_size=0),
+    (lambda: kla.kla_chunkwise(_z((1, 1)), _o((2, 1)), _o((2, 1)), _o((2, 1)), 1.0, 0.5,
+                               chunk_size=0),
      r"chunk_size must be an int ≥ 1"),
-    (lambda: kla.kla_chunkwise(np.zeros((1, 1)), np.ones((3, 1)), np.ones((3, 1)), np.ones((3, 1)), [1e-200, 1e-200, 1.0],
-                               0.5, chunk_size=2), r"gamma .* is 0 at chunk position 1"),
+    (lambda: kla.kla_chunkwise(_z((1, 1)), _o((3, 1)), _o((3, 1)), _o((3, 1)),
+                               [1e-200, 1e-200, 1.0], 0.5, chunk_size=2),
+     r"gamma .* is 0 at chunk position 1"),
     (lambda: kla.delta_write([[0.0]], [1.0], [1.0], np.inf), r"delta_write: beta must be finite"),
-    (lambda: deltanet.deltanet_step([[0.0]], [1.0], [1.0], 1.5, 1.0), r"deltanet_step: beta must lie in \[0, 1\], got 1.5"),
-    (lambda: deltanet.deltanet_step([[0.0]], [1.0], [1.0], 0.5, -0.1), r"deltanet_step: alpha must lie in \[0, 1\]"),
+    (lambda: deltanet.deltanet_step([[0.0]], [1.0], [1.0], 1.5, 1.0),
+     r"deltanet_step: beta must lie in \[0, 1\], got 1.5"),
+    (lambda: deltanet.deltanet_step([[0.0]], [1.0], [1.0], 0.5, -0.1),
+     r"deltanet_step: alpha must lie in \[0, 1\]"),
     (lambda: deltanet.deltanet_step(np.zeros((2, 1)), [1.0, 0.0], [1.0], 0.5, [1.0, 1.0, 1.0]),
      r"alpha must have shape \[\] \(GDN, scalar gate\) or \[2\] \(KDA, diagonal gate\)"),
-    (lambda: deltanet.deltanet_chunked(np.zeros((1, 1)), np.ones((3, 1)), np.ones((3, 1)), np.ones((3, 1)), 0.5, 1.0, [1, 1]),
+    (lambda: deltanet.deltanet_chunked(_z((1, 1)), _o((3, 1)), _o((3, 1)), _o((3, 1)), 0.5, 1.0,
+                                       [1, 1]),
      r"chunk lengths must sum to the sequence length 3, got \[1, 1\]"),
-    (lambda: deltanet.deltanet_chunked(np.zeros((1, 1)), np.ones((3, 1)), np.ones((3, 1)), np.ones((3, 1)), 0.5, 1.0, [3, 0]),
+    (lambda: deltanet.deltanet_chunked(_z((1, 1)), _o((3, 1)), _o((3, 1)), _o((3, 1)), 0.5, 1.0,
+                                       [3, 0]),
      r"chunk length must be an int ≥ 1, got 0"),
-    (lambda: deltanet.compose_maps(np.eye(2), np.ones((2, 1)), np.eye(3), np.ones((2, 1))), r"P2 must have shape \[2, 2\]"),
-    (lambda: mhc.sinkhorn_row_step([[1.0, -1.0]]), r"sinkhorn_row_step: M must lie in \[0, inf\), got -1.0 at index \(0, 1\)"),
+    (lambda: deltanet.compose_maps(np.eye(2), np.ones((2, 1)), np.eye(3), np.ones((2, 1))),
+     r"P2 must have shape \[2, 2\]"),
+    (lambda: mhc.sinkhorn_row_step([[1.0, -1.0]]),
+     r"sinkhorn_row_step: M must lie in \[0, inf\), got -1.0 at index \(0, 1\)"),
     (lambda: mhc.sinkhorn_col_step([[0.0, 1.0]]), r"M has a zero column sum at index 0"),
     (lambda: mhc.sinkhorn(np.zeros((2, 2)), 1, order="diagonal"), r"order must be one of"),
-    (lambda: mhc.sinkhorn(np.zeros((2, 3)), 1), r"sinkhorn: Z must have shape \[2, 2\], got shape \(2, 3\)"),
+    (lambda: mhc.sinkhorn(np.zeros((2, 3)), 1),
+     r"sinkhorn: Z must have shape \[2, 2\], got shape \(2, 3\)"),
     (lambda: mhc.sinkhorn(np.full((2, 2), 800.0), 1), r"sinkhorn: exp\(Z\) must be finite"),
     (lambda: mhc.sinkhorn(np.zeros((2, 2)), -1), r"n_iters must be an int ≥ 0"),
     (lambda: mhc.mhc_transfer([[1.0]], [[1.0]], [[1.0]], [[1.0]], "F"), r"F must be a callable"),
-    (lambda: mhc.mhc_transfer([[1.0], [1.0]], [[0.9, 0.0], [0.1, 1.0]], [[1.0, 0.0]], [[1.0], [0.0]], lambda u: u, ds_tol=1e-12),
+    (lambda: mhc.mhc_transfer([[1.0], [1.0]], [[0.9, 0.0], [0.1, 1.0]], [[1.0, 0.0]],
+                              [[1.0], [0.0]], lambda u: u, ds_tol=1e-12),
      r"B must be doubly stochastic to within 1e-12"),
-    (lambda: mhc.mhc_transfer([[1.0]], [[1.0]], [[1.0]], [[1.0]], lambda u: np.ones((2, 1))), r"F\(A X\) must have shape \[1, 1\]"),
-    (lambda: attnres.depth_attention([1.0], [[1.0, 2.0]]), r"depth_attention: w must have shape \[2\], got shape \(1,\)"),
-    (lambda: attnres.depth_attention([1.0], [[0.0]], eps=0.0), r"candidate 0 is the zero vector and eps = 0"),
-    (lambda: attnres.two_phase_depth_attention([1.0], [[1.0], [2.0]], 2), r"split point must lie in \[1, 1\]"),
-    (lambda: attnres.two_phase_depth_attention([1.0], [[1.0], [2.0]], np.array([True, True])), r"both groups must be non-empty"),
-    (lambda: attnres.merge_partials([1.0], np.inf, [1.0], 0.0), r"merge_partials: LA must be finite"),
-    (lambda: attnres.gated_attnres_input([0.0], [1.0], [[1.0]], np.nan), r"gated_attnres_input: g must be finite"),
-    (lambda: attnres.delta_attnres_input([0.0, 1.0], [1.0], [[1.0]]), r"h_tilde must have shape \[1\]"),
+    (lambda: mhc.mhc_transfer([[1.0]], [[1.0]], [[1.0]], [[1.0]], lambda u: np.ones((2, 1))),
+     r"F\(A X\) must have shape \[1, 1\]"),
+    (lambda: attnres.depth_attention([1.0], [[1.0, 2.0]]),
+     r"depth_attention: w must have shape \[2\], got shape \(1,\)"),
+    (lambda: attnres.depth_attention([1.0], [[0.0]], eps=0.0),
+     r"candidate 0 is the zero vector and eps = 0"),
+    (lambda: attnres.two_phase_depth_attention([1.0], [[1.0], [2.0]], 2),
+     r"split point must lie in \[1, 1\]"),
+    (lambda: attnres.two_phase_depth_attention([1.0], [[1.0], [2.0]], np.array([True, True])),
+     r"both groups must be non-empty"),
+    (lambda: attnres.merge_partials([1.0], np.inf, [1.0], 0.0),
+     r"merge_partials: LA must be finite"),
+    (lambda: attnres.gated_attnres_input([0.0], [1.0], [[1.0]], np.nan),
+     r"gated_attnres_input: g must be finite"),
+    (lambda: attnres.delta_attnres_input([0.0, 1.0], [1.0], [[1.0]]),
+     r"h_tilde must have shape \[1\]"),
 ])
 def test_bad_input_raises_value_error(call, match):
     with pytest.raises(ValueError, match=match):
@@ -391,4 +440,5 @@ def test_mp_bad_input_also_checked():
     with pytest.raises(ValueError, match="beta must be finite"):
         kla.delta_write([[0.0]], [1.0], [1.0], mpmath.inf, **MP)
     with pytest.raises(ValueError, match="alpha must lie"):
-        deltanet.deltanet_recurrent(np.zeros((1, 1)), np.ones((2, 1)), np.ones((2, 1)), np.ones((2, 1)), 0.5, [0.5, 2.0], **MP)
+        deltanet.deltanet_recurrent(_z((1, 1)), _o((2, 1)), _o((2, 1)), _o((2, 1)), 0.5, [0.5, 2.0],
+                                    **MP)

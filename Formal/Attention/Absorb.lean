@@ -6,21 +6,46 @@ public import Formal.Attention.Collapse
 # Absorbing a constant operator: the collapsed model is an SDPA model (Thm 5.4(ii))
 
 A constant operator `G*` can be moved into the query projection, bias included:
-`(X W + 𝟙 bᵀ) G* = X (W G*) + 𝟙 (bᵀ G*)` (`affine_mul`). With RoPE the rotation of row `t`
-sits between the projection and `G*`; it can be crossed when `G*` commutes with every
-rotation: `(Q R_t) G* = (Q G*) R_t` (`rotRows_mul_of_commute`). The RoPE family is abstract
-(any per-row matrices); which `G*` commute with RoPE is a separate question (the RoPE
-criterion) not treated here.
+`(X W + 𝟙 bᵀ) G* = X (W G*) + 𝟙 (bᵀ G*)`. With RoPE the rotation of row `t` sits between the
+projection and `G*`; it can be crossed when `G*` commutes with every rotation. Hence, at the
+**output** level, single-head PLGA attention, the multi-head layer, the decoder layer and the
+whole stack with constant operators are SDPA with reparametrized query projections; combined
+with the collapse theorem, **a PLDR decoder whose operators are input invariant along a
+trajectory is, on that trajectory, an SDPA decoder with reparametrized query projections**.
 
-Proved, at the **output** level: single-head PLGA attention with constant `G*` is SDPA with
-the reparametrized query projection `(W G*, bᵀ G*)`; the same for the multi-head layer (head
-`h` absorbs `G*_h`: `absorbParams`), the decoder layer and the whole stack; and, combined with
-the collapse theorem, **a PLDR decoder whose operators are input invariant along a trajectory
-is, on that trajectory, an SDPA decoder with reparametrized query projections**
-(`plgaDecoder_eq_sdpaDecoder_of_invariantAlong`); without RoPE the commutation hypothesis is
-automatic. Counterparts in the authors' repository: `absorb_operator` (`XWG = X(WG)`) and
+## Main definitions
+
+* `vecMul b G`: the row vector `bᵀ G`;
+* `absorbWeight`, `absorbBias`, `absorbParams`: head `h`'s query weight block `W_h` becomes
+  `W_h G*_h`, its bias block `b_hᵀ G*_h`;
+* `absorbLayerParams`, `absorbLayers`: the same for decoder layers and the stack;
+* `CommutesWithRope cfg Gs`: every listed constant commutes, in every head, with every rotation.
+
+## Main statements
+
+* `absorb_operator_linear`, `affine_mul`: `(X W) G = X (W G)`, and the form with bias;
+* `rotRows_mul_of_commute`: `(Q R_t) G* = (Q G*) R_t` when `G*` commutes with every `R_t`;
+* `plgaAttention_absorb`, `plgaAttention_rope_absorb`: single head, without and with RoPE;
+* `mha_eq_mhaSDPA_absorbParams`, `mha_eq_mhaSDPA_absorbParams_noRope`: the multi-head layer;
+* `decoderLayer_eq_sdpaDecoderLayer_absorb`: the decoder layer;
+* `plgaDecoder_pinLayers_eq_sdpaDecoder`: the collapsed stack is an SDPA stack;
+* `plgaDecoder_eq_sdpaDecoder_of_invariantAlong`: Thm 5.4(ii), inference collapse to SDPA of the
+  whole decoder on a trajectory along which the operators are invariant;
+* `plgaDecoder_eq_sdpaDecoder_noRope`: exact invariance without RoPE, equality as functions.
+
+## Implementation notes
+
+The RoPE family is abstract (any per-row matrices); which `G*` commute with RoPE is a separate
+question (the RoPE criterion, `Formal.Rope`), not treated here; without RoPE the commutation
+hypothesis is automatic (`noRope_commutes`). Counterparts in the authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations`: `absorb_operator` (`XWG = X(WG)`) and
 `absorb_operator_affine` (matrix identities only). Not covered: the converse "absorbable with
 RoPE ⇒ commutes" (RoPE-criterion issue); key-side absorption.
+
+## References
+
+* Thm 5.4(ii) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 (query projection with bias, RoPE, `G_LM`).
 -/
 
 @[expose] public section
@@ -96,13 +121,15 @@ noncomputable def absorbParams {d H dk : Nat} (P : MHAParams α d H dk) (G : Hea
   { P with WQ := absorbWeight P.WQ G, bQ := absorbBias P.bQ G }
 
 omit [LT α] in
-/-- Head split commutes with the projection: head `h` of `X W + 𝟙 bᵀ` is `X W_h + 𝟙 b_hᵀ` (structural). -/
+/-- Head split commutes with the projection: head `h` of `X W + 𝟙 bᵀ` is `X W_h + 𝟙 b_hᵀ`
+(structural). -/
 theorem splitHead_affine {S d H dk : Nat} (X : Mat S d α) (W : Mat d (H * dk) α)
     (b : Vec (H * dk) α) (h : Fin H) :
     splitHead (affine X W b) h = affine X (splitHead W h) (splitVec b h) := rfl
 
 omit [LT α] in
-/-- Head `h` of the absorbed projection is the original head-`h` projection times `G*_h` (structural). -/
+/-- Head `h` of the absorbed projection is the original head-`h` projection times `G*_h`
+(structural). -/
 theorem splitHead_affine_absorb {S d H dk : Nat} (X : Mat S d α) (W : Mat d (H * dk) α)
     (b : Vec (H * dk) α) (G : HeadOps α H dk) (h : Fin H) :
     splitHead (affine X (absorbWeight W G) (absorbBias b G)) h

@@ -5,22 +5,50 @@ public import Formal.Attention.Softmax
 /-!
 # Scores, single-head PLGA attention and SDPA (Thm "SDPA inclusion", Prop 5.2(iii))
 
-Row-vector convention (`../shared/spec/PLGA_SPEC.md`, A.4): a projection is
-`affine X W b = X W + 𝟙 bᵀ`; RoPE multiplies row `t` on the right by a matrix `R t`
-(`rotRows`), left abstract (any family of matrices; `noRope` = identities).
+PLGA scores `(Q G Kᵀ) / s` with an operator `G`, single-head PLGA attention
+`softmax_M(scores) V`, and SDPA defined independently of any operator. SDPA inclusion holds at
+the **output** for every mask (`G = I`), in temperature form (`G = c·I` is SDPA with scale
+`s / c`), PLGA with `G` is SDPA with queries `Q G`, and at matrix level (Prop 5.2(iii)) two
+score matrices give the same attention weights iff each row differs by a row constant on its
+allowed keys.
 
-* `scores s Q G K = (Q G Kᵀ) / s` — PLGA scores for an operator `G` and any scale `s`
+## Main definitions
+
+* `affine X W b = X W + 𝟙 bᵀ`: a projection in row convention (torch `Linear` with weight `Wᵀ`);
+* `rotRows R Q`: row `t` multiplied on the right by `R t` (RoPE, abstract); `noRope`: identities;
+* `Mask`, `causalMask`, `padCausalMask`: attention masks (`padCausalMask` as in `create_masks`);
+* `scores s Q G K = (Q G Kᵀ) / s`: PLGA scores for an operator `G` and any scale `s`
   (`√d_k` in the model);
-* `sdpaScores s Q K = (Q Kᵀ) / s` — defined independently, without any operator;
-* `attnWeights E M A` — the ideal masked softmax of every row `t` with mask row `M t`;
+* `sdpaScores s Q K = (Q Kᵀ) / s`: defined independently, without any operator;
+* `attnWeights E M A`: the ideal masked softmax of every row `t` with mask row `M t`;
 * `plgaAttention = softmax(scores) V`, `sdpaAttention = softmax(sdpaScores) V`.
 
-Proved: SDPA inclusion at the **output** for every mask (`G = I`), the temperature form
-(`G = c·I` is SDPA with scale `s / c`), PLGA with `G` is SDPA with queries `Q G`, and the
-matrix-level form of Prop 5.2(iii): two score matrices give the same attention weights iff
-each row differs by a row constant on its allowed keys.
-Counterpart in the authors' repository: `score_sdpa_special_case` (`Q·1·Kᵀ = Q·Kᵀ`, scores
-only). Not covered here: multi-head layers and decoders (see `Formal.Attention.MultiHead`).
+## Main statements
+
+* `scores_one_eq_sdpaScores`, `plgaAttention_one_eq_sdpaAttention`: SDPA inclusion (`G = I`),
+  at the score level and at the output for every mask;
+* `scores_smul_one_eq_sdpaScores`, `plgaAttention_smul_one_eq_sdpaAttention`: `G = c·I`,
+  `c ≠ 0`, is SDPA with scale `s / c`;
+* `plgaAttention_eq_sdpaAttention_mul`: PLGA with `G` is SDPA with queries `Q G`;
+* `plgaAttention_congr_op`, `plgaAttention_zero_values`: equal operators give equal outputs; the
+  converse fails (zero values);
+* `attnWeights_masked`, `attnWeights_row_sum_one`: masked weights are `0`; rows sum to `1`;
+* `attnWeights_eq_iff_rowShift`: Prop 5.2(iii), matrix level.
+
+## Implementation notes
+
+Row-vector convention (`../shared/spec/PLGA_SPEC.md` §A.4): a projection is
+`affine X W b = X W + 𝟙 bᵀ`; RoPE multiplies row `t` on the right by a matrix `R t`
+(`rotRows`), left abstract (any family of matrices; `noRope` = identities). `exp` and `log` are
+the hypothesis structures `ExpFn`, `ExpLog` (`Formal.Analytic`), not axioms.
+Counterpart in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations`:
+`score_sdpa_special_case` (`Q·1·Kᵀ = Q·Kᵀ`, scores only). Not covered here: multi-head layers and
+decoders (see `Formal.Attention.MultiHead`); different masks in Prop 5.2(iii).
+
+## References
+
+* the paper's first theorem (SDPA inclusion), Prop 5.2(iii), Thm 5.4 ("generalized SDPA");
+* `../shared/spec/PLGA_SPEC.md` §A.4.
 -/
 
 @[expose] public section
@@ -105,9 +133,9 @@ noncomputable def sdpaAttention (E : ExpFn α) {S T dk dv : Nat} (M : Mask S T) 
     (Q : Mat S dk α) (K : Mat T dk α) (V : Mat T dv α) : Mat S dv α :=
   Mat.mul (attnWeights E M (sdpaScores s Q K)) V
 
-/-- SDPA inclusion at the output (paper's first theorem, `G_LM = I`): for **every** mask, scale, query,
-key and value, PLGA attention with the identity operator is SDPA attention. Does not cover:
-multi-head layers (see `mha_one_eq_mhaSDPA`). -/
+/-- SDPA inclusion at the output (paper's first theorem, `G_LM = I`): for **every** mask, scale,
+query, key and value, PLGA attention with the identity operator is SDPA attention. Does not
+cover: multi-head layers (see `mha_one_eq_mhaSDPA`). -/
 theorem plgaAttention_one_eq_sdpaAttention (E : ExpFn α) {S T dk dv : Nat} (M : Mask S T)
     (s : α) (Q : Mat S dk α) (K : Mat T dk α) (V : Mat T dv α) :
     plgaAttention E M s Q (Mat.one dk) K V = sdpaAttention E M s Q K V := by

@@ -4,26 +4,50 @@ public import Formal.Attention.Collapse
 public import Formal.Metric
 
 /-!
-# G-cache exactness is one-way (Sec. B of the spec; Thm 5.4 discussion)
+# G-cache exactness is one-way (Thm 5.4 discussion, spec §B)
 
 At inference the code can freeze each layer's operators `G_LM` (the G-cache, filled at the
-prefill) instead of recomputing them (`../shared/spec/PLGA_SPEC.md`, B). Here:
+prefill) instead of recomputing them. One way: if the recomputed operator equals the cached
+one, the cached step's output equals the uncached step's output — for the multi-head layer, the
+decoder layer and the whole stack; a cache filled from the prefill input is exact on that input.
+The converse fails, formally, twice: (i) output equality does not force operator equality (zero
+values make the output independent of `G`); (ii) exact caching does not force invariance of the
+upstream tensors: with the energy-curvature parameters `a = 0`, `b_a = G*` the operator
+`G_LM = a A_P + b_a` is `G*` for every input while `A` and `A_LM = iSwiGLU(W A + b) + ε` vary
+with the input.
 
-* one way: if the recomputed operator equals the cached one, the cached step's output equals
-  the uncached step's output — for the multi-head layer, the decoder layer and the whole
-  stack; a cache filled from the prefill input is exact on that input;
-* the converse fails, formally, twice: (i) output equality does not force operator
-  equality (zero values make the output independent of `G`); (ii) exact caching does not
-  force invariance of the upstream tensors: with the energy-curvature parameters `a = 0`,
-  `b_a = G*` the operator `G_LM = a A_P + b_a` is `G*` for every input while `A` and
-  `A_LM = iSwiGLU(W A + b) + ε` vary with the input.
+## Main definitions
 
-The metric learner is modelled as in the spec (A.4 steps 6–8): per head,
-`A_LM = metricTensor σ W A b ε`, `A_P = A_LM^{⊙P}` (an abstract real power `pw`),
-`G_LM = a · A_P + b_a` (matrix product); `A = up X` (the `LN_A`, density and `Φ_res` part)
-stays abstract. Counterparts in the authors' repository: `cache_sufficiency_scores`,
-`cache_sufficiency_rows` (equal operators ⇒ equal scores/rows; "only this direction is
-claimed"), no counterexample. Not covered: the KV-cache (frozen `A`), numerical deviations.
+* `opsAlong`: the operators recomputed along the trajectory of `X` (what a prefill stores);
+* `energyCurvature a AP ba`: `G_LM = a · A_P + b_a` (matrix product);
+* `MetricLearner`, `MetricLearner.ALM`, `MetricLearner.gen`: the metric learner of one layer
+  (per-head parameters), its `A_LM` and its generator `X ↦ G_LM`.
+
+## Main statements
+
+* `mha_gcache_exact`, `decoderLayer_gcache_exact`, `plgaDecoder_gcache_exact`: exactness at
+  layer, decoder-layer and stack level;
+* `plgaDecoder_gcache_prefill_exact`: a cache filled from the prefill input is exact on it;
+* `mha_zero_values`: converse failure (i);
+* `gcache_exact_converse_fails`: converse failure (ii), a formal counterexample;
+* `energyCurvature_zero_left`, `energyCurvature_one_left`: `a` acts on `A_P` by matrix product,
+  not entrywise;
+* `metricTensor_zero_ne_ones`: two inputs with different metric tensors (Prop 3.7 specialised).
+
+## Implementation notes
+
+The metric learner is modelled as in the spec (§A.4 steps 6–8): per head,
+`A_LM = metricTensor σ W A b ε`, `A_P = A_LM^{⊙P}` (`Mat.hadPow pw` with an abstract real power
+`pw`, `Real.rpow`), `G_LM = a · A_P + b_a` (matrix product); `A = up X` (the `LN_A`, density and
+`Φ_res` part) stays abstract. Counterparts in the authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations`: `cache_sufficiency_scores`, `cache_sufficiency_rows`
+(equal operators ⇒ equal scores/rows; "only this direction is claimed"), no counterexample. Not
+covered: the KV-cache (frozen `A`), numerical deviations.
+
+## References
+
+* Thm 5.4 of the paper (discussion of the G-cache), Prop 3.7;
+* `../shared/spec/PLGA_SPEC.md` §B (G-cache), §A.4 steps 6–8 (metric learner).
 -/
 
 @[expose] public section
@@ -64,9 +88,11 @@ noncomputable def opsAlong (cfg : AttnConfig α S dk) :
   | [], _ => []
   | ℓ :: ls, X => ℓ.gen X :: opsAlong cfg ls (ℓ.run cfg X)
 
-/-- The operators recorded along the trajectory of `X` are invariant along that trajectory (structural). -/
+/-- The operators recorded along the trajectory of `X` are invariant along that trajectory
+(structural). -/
 theorem invariantAlong_opsAlong (cfg : AttnConfig α S dk) :
-    ∀ (ls : List (PLGALayer α S d H dk)) (X : Mat S d α), InvariantAlong cfg ls (opsAlong cfg ls X) X
+    ∀ (ls : List (PLGALayer α S d H dk)) (X : Mat S d α),
+      InvariantAlong cfg ls (opsAlong cfg ls X) X
   | [], _ => trivial
   | ℓ :: ls, X => ⟨rfl, invariantAlong_opsAlong cfg ls (ℓ.run cfg X)⟩
 
@@ -95,9 +121,6 @@ theorem mha_zero_values (cfg : AttnConfig α S dk) (P : MHAParams α d H dk)
     (hW : P.WV = Mat.zero d (H * dk)) (hb : P.bV = fun _ => 0) (G G' : HeadOps α H dk)
     (X : Mat S d α) : mha cfg P G X = mha cfg P G' X := by
   simp only [mha, values_zero P hW hb X, plgaAttention_zero_values]
-
-/-- Entrywise power `A_P = A^{⊙P}` with an abstract power function `pw` (`Real.rpow`). -/
-def hadPow {n : Nat} (pw : α → α → α) (A P : Mat n n α) : Mat n n α := fun i j => pw (A i j) (P i j)
 
 /-- Energy-curvature tensor `G_LM = a · A_P + b_a` (matrix product, spec A.4 step 8). -/
 noncomputable def energyCurvature {n : Nat} (a AP ba : Mat n n α) : Mat n n α :=
@@ -128,7 +151,7 @@ noncomputable def MetricLearner.ALM (σ : α → α) (m : MetricLearner α S d H
 /-- The generator `X ↦ G_LM` of the metric learner. -/
 noncomputable def MetricLearner.gen (σ : α → α) (pw : α → α → α) (m : MetricLearner α S d H dk)
     (X : Mat S d α) : HeadOps α H dk :=
-  fun h => energyCurvature (m.a h) (hadPow pw (m.ALM σ X h) (m.P h)) (m.ba h)
+  fun h => energyCurvature (m.a h) (Mat.hadPow pw (m.ALM σ X h) (m.P h)) (m.ba h)
 
 omit [LT α] in
 /-- With `a = 0` the energy-curvature tensor is `b_a`, whatever `A_P`. -/
@@ -149,7 +172,8 @@ theorem energyCurvature_one_left {n : Nat} (AP ba : Mat n n α) :
 section Ordered
 variable [LE α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
-/-- Prop 3.7 specialised: with `W = I`, `b = 0`, the metric tensors of `A = 0` and `A = 𝟙𝟙ᵀ` differ (entry `(0,0)`: `ε` vs `σ(1) + ε`). -/
+/-- Prop 3.7 specialised: with `W = I`, `b = 0`, the metric tensors of `A = 0` and `A = 𝟙𝟙ᵀ`
+differ (entry `(0,0)`: `ε` vs `σ(1) + ε`). -/
 theorem metricTensor_zero_ne_ones (σ : PosFn α) (n : Nat) (ε : α) :
     metricTensor σ.f (Mat.one (n + 1)) (Mat.zero (n + 1) (n + 1)) (Mat.zero (n + 1) (n + 1)) ε
       ≠ metricTensor σ.f (Mat.one (n + 1)) (fun _ _ => 1) (Mat.zero (n + 1) (n + 1)) ε := by

@@ -5,25 +5,45 @@ public import Formal.Attention.MultiHead
 /-!
 # Inference collapse of the whole decoder stack (Thm 5.4(ii))
 
-A trained PLDR-LLM recomputes each layer's operators `G_LM` from that layer's input through
-the metric-learning subnetwork (`PLGALayer.gen`). Thm 5.4(ii): if the operators are input
-invariant, the subnetwork can be deleted and replaced by the constants `G*_l`.
+A trained PLDR-LLM recomputes each layer's operators `G_LM` from that layer's input through the
+metric-learning subnetwork (`PLGALayer.gen`). Thm 5.4(ii): if the operators are input invariant,
+the subnetwork can be deleted and replaced by the constants `G*_l`. Proved for the whole stack,
+by induction over the layers: under each invariance hypothesis below the full decoder equals the
+collapsed decoder (on `X`, on `S`, on `T`, everywhere), and so does the complete model output.
 
-* `pinLayers ls Gs` replaces layer `l`'s generator by the constant `Gs[l]` (the "collapsed"
+## Main definitions
+
+* `pinLayers ls Gs`: replaces layer `l`'s generator by the constant `Gs[l]` (the "collapsed"
   model; a list of per-layer, per-head constants);
-* `InvariantAlong cfg ls Gs X`: along the actual trajectory of input `X` through the stack,
-  every layer's recomputed operator equals its constant — the weakest hypothesis;
-* `InvariantOn cfg ls Gs S`: layer 1's generator equals `G*_1` on the input set `S`,
-  layer 2's on every input **reachable** from `S` through layer 1, and so on;
-* `ConstOn ls Gs T` with `T` closed under every layer: generators constant on one set `T`;
+* `InvariantAlong cfg ls Gs X`: along the actual trajectory of input `X` through the stack, every
+  layer's recomputed operator equals its constant — the weakest hypothesis;
+* `InvariantOn cfg ls Gs S`: layer 1's generator equals `G*_1` on the input set `S`, layer 2's
+  on every input **reachable** from `S` through layer 1, and so on;
+* `ConstOn ls Gs T`: generators constant on one set `T` (used with `T` closed under every layer);
 * `ExactlyInvariant ls Gs`: generators constant on all inputs.
 
-Proved, for the whole stack and by induction over the layers: under each of these hypotheses
-the full decoder equals the collapsed decoder (on `X`, on `S`, on `T`, everywhere).
-The authors' repository proves only the matrix/row cores (`cache_sufficiency_scores`,
-`cache_sufficiency_rows`: equal operators give equal scores/softmax rows).
-Not covered here: *whether* trained generators are invariant (an empirical question), and
-approximate invariance (no error propagation bound).
+## Main statements
+
+* `run_eq_decoderLayer_of_gen_eq`: one layer;
+* `plgaDecoder_pinLayers_of_invariantAlong`: whole stack, pointwise (the core induction);
+* `plgaDecoder_collapse_on_reachable`: on a set of inputs, with reachability;
+* `plgaDecoder_collapse_on_closed_set`: on a set closed under every layer;
+* `plgaDecoder_collapse`: exact invariance, the decoders are equal as functions;
+* `model_collapse_on_reachable`: with any embedding and output head, for the logits;
+* `invariantAlong_of_invariantOn`, `invariantAlong_of_constOn`,
+  `constOn_univ_of_exactlyInvariant`: how the hypotheses relate.
+
+## Implementation notes
+
+The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` proves only the matrix/row cores
+(`cache_sufficiency_scores`, `cache_sufficiency_rows`: equal operators give equal
+scores/softmax rows). Not covered here: *whether* trained generators are invariant (an empirical
+question), and approximate invariance (no error propagation bound), sampling.
+
+## References
+
+* Thm 5.4(ii) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 (the metric-learning chain), §B (inference).
 -/
 
 @[expose] public section
@@ -132,7 +152,8 @@ theorem invariantAlong_of_constOn (cfg : AttnConfig α S dk) (T : Mat S d α →
   | ℓ :: ls, G :: Gs, h, hT, X, hX => by
     have hg := h.1 X hX
     refine ⟨hg, ?_⟩
-    apply invariantAlong_of_constOn cfg T ls Gs h.2 (fun ℓ' hℓ' => hT ℓ' (List.mem_cons_of_mem _ hℓ'))
+    apply invariantAlong_of_constOn cfg T ls Gs h.2
+      (fun ℓ' hℓ' => hT ℓ' (List.mem_cons_of_mem _ hℓ'))
     rw [← run_eq_decoderLayer_of_gen_eq cfg ℓ hg]
     exact hT ℓ List.mem_cons_self X hX
 

@@ -5,27 +5,51 @@ public import Formal.Attention.Basic
 /-!
 # Multi-head PLGA, decoder layers and the decoder stack (SDPA inclusion, whole model)
 
-Following `../shared/spec/PLGA_SPEC.md` A.2 and A.4:
+The multi-head PLGA layer (biased projections, head split, RoPE, per-head operators, output
+projection), the post-LN decoder layer, PLGA layers carrying a generator of their operators,
+and the decoder stack. SDPA inclusion holds for the multi-head layer, the decoder layer and the
+whole stack (every generator pinned to `I`), for every mask and every RoPE family, and so does
+the scalar case `G = c·I` (SDPA with scale `s / c`) at the same three levels.
 
-* head split: feature `h·d_k + j` of a `Mat S (H·d_k)` belongs to head `h`, coordinate `j`
-  (`headIdx`, `splitHead`); `concatHeads` is its inverse (`headOf = c / d_k`,
-  `coordOf = c % d_k`);
-* `mha`: `Q, K, V = X W + 𝟙 bᵀ` (all with biases), head split, RoPE on queries and keys
-  (`AttnConfig.rope`, any per-row matrices), PLGA attention per head with the head's operator
-  `G h`, concatenation, output projection `W_O` with bias `b_O`; `mhaSDPA` the same with SDPA;
-* a post-LN decoder layer `X' = LN₁(X + MHA(X))`, `LN₂(X' + FFN(X'))` with `LN₁, LN₂, FFN`
-  arbitrary maps (their internals play no role in the theorems here);
-* a `PLGALayer` pairs layer parameters with a **generator** `gen : Mat S d α → (Fin H → Mat d_k
-  d_k α)` producing the per-head operators `G_LM` from the layer input (the chain
-  `LN_A ∘ D`, `Φ_res`, `A_LM`, `A_P`, `G_LM` kept abstract); `plgaDecoder` folds a list of
-  layers; `sdpaDecoder` folds SDPA layers.
+## Main definitions
 
-Proved: SDPA inclusion for the multi-head layer, the decoder layer and the whole decoder
-stack (every generator pinned to `I`), for every mask and every RoPE family; and the scalar
-case `G = c·I` (SDPA with scale `s / c`) at the same three levels. The authors' repository has
-no multi-head, layer or stack statement (its `score_sdpa_special_case` is score-level).
-Not covered: embedding and output head (any maps composed around the stack preserve every
-equality here), KV-cache position offsets (expressible through `rope`).
+* `headIdx`, `headOf`, `coordOf`: feature `h·d_k + j` of a `Mat S (H·d_k)` belongs to head `h`,
+  coordinate `j` (`headOf = c / d_k`, `coordOf = c % d_k`);
+* `splitHead`, `splitVec`, `concatHeads`, `concatVec`: head split and its inverse;
+* `MHAParams`, `AttnConfig`, `HeadOps`: layer parameters; the shared exponential, mask, scale
+  and RoPE family (`AttnConfig.rope`); per-head operators `G h`;
+* `queries`, `keys`, `values`: `Q, K, V = X W + 𝟙 bᵀ` per head, queries and keys rotated;
+* `mha`: PLGA attention per head with the head's operator, concatenation, output projection
+  `W_O` with bias `b_O`; `mhaSDPA`: the same with SDPA;
+* `LayerParams`, `postLN`, `decoderLayer`, `sdpaDecoderLayer`: a post-LN decoder layer
+  `X' = LN₁(X + MHA(X))`, `LN₂(X' + FFN(X'))` with `LN₁, LN₂, FFN` arbitrary maps;
+* `PLGALayer`: layer parameters with a **generator** `gen : Mat S d α → (Fin H → Mat d_k d_k α)`
+  producing the per-head operators `G_LM` from the layer input; `PLGALayer.run`;
+* `plgaDecoder`, `sdpaDecoder`: the stacks (a list of layers, first to last);
+* `identityLayers`, `scalarLayers`: layers whose generators are pinned to `I`, resp. `c·I`.
+
+## Main statements
+
+* `headOf_headIdx`, `coordOf_headIdx`, `headIdx_headOf_coordOf`, `splitHead_concatHeads`,
+  `concatHeads_splitHead`, `splitVec_concatVec`: the head split is a bijection;
+* `mha_one_eq_mhaSDPA`, `decoderLayer_one_eq_sdpaDecoderLayer`,
+  `plgaDecoder_identityLayers_eq_sdpaDecoder`: SDPA inclusion at the three levels;
+* `mha_smul_one_eq_mhaSDPA`, `plgaDecoder_scalarLayers_eq_sdpaDecoder`: temperature form
+  `G = c·I`, `c ≠ 0`.
+
+## Implementation notes
+
+The chain `LN_A ∘ D`, `Φ_res`, `A_LM`, `A_P`, `G_LM` inside the generator is kept abstract, and
+so are `LN₁, LN₂, FFN` (their internals play no role in the theorems here). The authors'
+repository `burcgokden/PLDR-LLM-Math-Foundations` has no multi-head, layer or stack statement
+(its `score_sdpa_special_case` is score-level). Not covered: embedding and output head (any maps
+composed around the stack preserve every equality here), KV-cache position offsets (expressible
+through `rope`), heads or layers with different scalars.
+
+## References
+
+* the paper's first theorem (SDPA inclusion) at layer and model level;
+* `../shared/spec/PLGA_SPEC.md` §A.2 (decoder layer), §A.4 (multi-head attention).
 -/
 
 @[expose] public section
@@ -42,7 +66,8 @@ theorem headIdx_lt {H dk : Nat} (h : Fin H) (j : Fin dk) : h.val * dk + j.val < 
   omega
 
 /-- The feature index of coordinate `j` of head `h`: `h·d_k + j`. -/
-def headIdx {H dk : Nat} (h : Fin H) (j : Fin dk) : Fin (H * dk) := ⟨h.val * dk + j.val, headIdx_lt h j⟩
+def headIdx {H dk : Nat} (h : Fin H) (j : Fin dk) : Fin (H * dk) :=
+  ⟨h.val * dk + j.val, headIdx_lt h j⟩
 
 /-- A feature index of `Mat _ (H·d_k)` exists only if `d_k > 0` (structural). -/
 theorem headDim_pos {H dk : Nat} (c : Fin (H * dk)) : 0 < dk := by
@@ -71,7 +96,8 @@ theorem coordOf_headIdx {H dk : Nat} (h : Fin H) (j : Fin dk) : coordOf (headIdx
   rw [Nat.add_comm, Nat.add_mul_mod_self_right, Nat.mod_eq_of_lt j.isLt]
 
 /-- `(c / d_k)·d_k + c % d_k = c` (structural). -/
-theorem headIdx_headOf_coordOf {H dk : Nat} (c : Fin (H * dk)) : headIdx (headOf c) (coordOf c) = c := by
+theorem headIdx_headOf_coordOf {H dk : Nat} (c : Fin (H * dk)) :
+    headIdx (headOf c) (coordOf c) = c := by
   apply Fin.ext
   show c.val / dk * dk + c.val % dk = c.val
   rw [Nat.mul_comm]; exact Nat.div_add_mod c.val dk
@@ -90,7 +116,8 @@ def concatHeads {S H dk : Nat} (O : Fin H → Mat S dk α) : Mat S (H * dk) α :
   fun t c => O (headOf c) t (coordOf c)
 
 /-- Concatenate per-head vectors in head order. -/
-def concatVec {H dk : Nat} (v : Fin H → Vec dk α) : Vec (H * dk) α := fun c => v (headOf c) (coordOf c)
+def concatVec {H dk : Nat} (v : Fin H → Vec dk α) : Vec (H * dk) α :=
+  fun c => v (headOf c) (coordOf c)
 
 /-- Splitting a concatenation returns the heads (structural). -/
 theorem splitHead_concatHeads {S H dk : Nat} (O : Fin H → Mat S dk α) (h : Fin H) :
@@ -187,11 +214,13 @@ structure LayerParams (α : Type u) (S d H dk : Nat) where
 
 /-- The residual/normalization wrapper around an attention output `Y`:
 `X' = LN₁(X + Y)`, result `LN₂(X' + FFN(X'))`. -/
-noncomputable def postLN {S d H dk : Nat} (P : LayerParams α S d H dk) (X Y : Mat S d α) : Mat S d α :=
+noncomputable def postLN {S d H dk : Nat} (P : LayerParams α S d H dk) (X Y : Mat S d α) :
+    Mat S d α :=
   P.ln2 (Mat.add (P.ln1 (Mat.add X Y)) (P.ffn (P.ln1 (Mat.add X Y))))
 
 /-- A PLGA decoder layer run with given per-head operators `G`. -/
-noncomputable def decoderLayer {S d H dk : Nat} (cfg : AttnConfig α S dk) (P : LayerParams α S d H dk)
+noncomputable def decoderLayer {S d H dk : Nat} (cfg : AttnConfig α S dk)
+    (P : LayerParams α S d H dk)
     (G : HeadOps α H dk) (X : Mat S d α) : Mat S d α :=
   postLN P X (mha cfg P.attn G X)
 
@@ -209,7 +238,8 @@ structure PLGALayer (α : Type u) (S d H dk : Nat) where
   gen : Mat S d α → HeadOps α H dk
 
 /-- Run a PLGA layer: operators recomputed from the input. -/
-noncomputable def PLGALayer.run {S d H dk : Nat} (cfg : AttnConfig α S dk) (ℓ : PLGALayer α S d H dk)
+noncomputable def PLGALayer.run {S d H dk : Nat} (cfg : AttnConfig α S dk)
+    (ℓ : PLGALayer α S d H dk)
     (X : Mat S d α) : Mat S d α :=
   decoderLayer cfg ℓ.params (ℓ.gen X) X
 
@@ -237,8 +267,8 @@ noncomputable def identityLayers {S d H dk : Nat} (Ps : List (LayerParams α S d
 
 /-! ## SDPA inclusion for the multi-head layer and the stack -/
 
-/-- SDPA inclusion, multi-head (paper's first theorem, `G_LM = I` in every head): for every mask, scale
-and RoPE family, the PLGA multi-head layer equals the SDPA multi-head layer with the same
+/-- SDPA inclusion, multi-head (paper's first theorem, `G_LM = I` in every head): for every mask,
+scale and RoPE family, the PLGA multi-head layer equals the SDPA multi-head layer with the same
 projections and biases. Does not cover: heads with different operators. -/
 theorem mha_one_eq_mhaSDPA {S d H dk : Nat} (cfg : AttnConfig α S dk) (P : MHAParams α d H dk)
     (X : Mat S d α) : mha cfg P (fun _ => Mat.one dk) X = mhaSDPA cfg P X := by
@@ -277,7 +307,8 @@ theorem mha_smul_one_eq_mhaSDPA {S d H dk : Nat} (cfg : AttnConfig α S dk) (P :
 decoder with scale `s / c`. Does not cover: layer-dependent scalars. -/
 theorem plgaDecoder_scalarLayers_eq_sdpaDecoder {S d H dk : Nat} (cfg : AttnConfig α S dk)
     (c : α) (hc : c ≠ 0) (Ps : List (LayerParams α S d H dk)) (X : Mat S d α) :
-    plgaDecoder cfg (scalarLayers c Ps) X = sdpaDecoder { cfg with scale := cfg.scale / c } Ps X := by
+    plgaDecoder cfg (scalarLayers c Ps) X
+      = sdpaDecoder { cfg with scale := cfg.scale / c } Ps X := by
   induction Ps generalizing X with
   | nil => rfl
   | cons P Ps ih =>

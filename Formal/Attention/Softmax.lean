@@ -2,29 +2,56 @@ module
 
 public import Formal.Analytic
 public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
-# The ideal masked softmax (Prop 5.2(iii), row level)
+# The ideal masked softmax (Prop 5.2, Prop 5.2(iii), row level)
 
 A softmax row over `n` keys with a mask `allowed : Fin n → Bool` (true = the key may be
-attended):
-`maskedSoftmax E allowed x i = if allowed i then exp (x i) / Z else 0`, with
-`Z = Σ_{allowed j} exp (x j)`. This is the ideal (`-∞`) masked softmax: masked entries are
-exactly `0` (the model adds `-1e9`, so there they vanish only through underflow —
-`../shared/spec/PLGA_SPEC.md`, G.10). `exp` is any `ExpFn` (a positive homomorphism
-`(α,+) → (α,*)`), `log` an `ExpLog` where injectivity is needed; no axiom.
+attended): `maskedSoftmax E allowed x i = if allowed i then exp (x i) / Z else 0`, with
+`Z = Σ_{allowed j} exp (x j)`. Over any ordered field the weights are positive on the allowed
+set, zero off it, sum to `1`, are shift invariant, and **two rows are equal iff the allowed
+scores differ by one common constant**. The unmasked softmax is the case
+`allowed = fun _ => true`.
 
-Proved, over any ordered field: the denominator is positive when some key is allowed,
-weights are positive on the allowed set, zero off it, nonnegative, sum to `1`, depend only on the
-allowed scores, are invariant under a common shift, average below an upper bound, and
-**two rows are equal iff the allowed scores differ by one common constant** (both
-directions; with no allowed key both rows are `0` and the statement holds vacuously, so no
-nonemptiness hypothesis is needed). The unmasked softmax is the case `allowed = fun _ => true`.
+## Main definitions
 
-Counterparts in the authors' repository (`Softmax.lean`, over `ℝ` with `Real.exp`):
-`softmax_pos`, `softmax_sum_one`, `softmax_shift`, `softmax_avg_le`, `softmax_eq_iff_shift`,
-`maskedSoftmax_*`. Not covered here: the finite `-1e9` mask, floating point, temperature
-sampling.
+* `maskedDenom E allowed x`: the partition function `Z = Σ_{allowed j} exp (x j)`;
+* `maskedSoftmax E allowed x`: the ideal masked softmax row (`exp (x i) / Z` or exactly `0`);
+* `softmax E x`: the plain softmax (every key allowed).
+
+## Main statements
+
+* `maskedSoftmax_eq_zero`, `maskedSoftmax_of_none`: masked keys get weight exactly `0`; a row
+  with no allowed key is identically `0`;
+* `maskedDenom_pos`, `maskedSoftmax_pos`, `maskedSoftmax_nonneg`: the denominator is positive
+  when some key is allowed; weights are positive on the allowed set and nonnegative (Prop 5.2);
+* `maskedSoftmax_sum_one`: the weights of a row with an allowed key sum to `1` (Prop 5.2);
+* `maskedSoftmax_congr`: the weights depend only on the allowed scores;
+* `maskedSoftmax_shift`: invariance under a common shift (Prop 5.2(iii));
+* `maskedSoftmax_eq_iff_shift`: two rows with the same mask are equal iff the allowed scores
+  differ by one common constant, both directions (Prop 5.2(iii));
+* `maskedSoftmax_avg_le`: a weighted average stays below an upper bound of the values;
+* `softmax_pos`, `softmax_sum_one`, `softmax_shift`, `softmax_eq_iff_shift`: the unmasked forms.
+
+## Implementation notes
+
+This is the ideal (`-∞`) masked softmax: masked entries are exactly `0` (the model adds `-1e9`,
+so there they vanish only through underflow — `../shared/spec/PLGA_SPEC.md` §G.10). `exp` is
+any `ExpFn` (a positive homomorphism `(α,+) → (α,*)`), `log` an `ExpLog` where injectivity is
+needed (the `⇒` direction of the iff); no axiom. With no allowed key both rows are `0` and the
+iff holds vacuously, so no nonemptiness hypothesis is needed.
+
+Counterparts in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations` (`Softmax.lean`,
+over `ℝ` with `Real.exp`): `softmax_pos`, `softmax_sum_one` (there with `[NeZero n]`),
+`softmax_shift`, `softmax_avg_le`, `softmax_eq_iff_shift`, `maskedSoftmax_*` (including
+`maskedSoftmax_denom_pos`). Not covered here: the finite `-1e9` mask, floating point,
+temperature sampling.
+
+## References
+
+* Prop 5.2, Prop 5.2(iii) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 (attention), §G.10 (the `-1e9` mask).
 -/
 
 @[expose] public section
@@ -93,17 +120,6 @@ theorem maskedSoftmax_congr (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool) 
 section Ordered
 variable [LE α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
-/-! ## Small order/field facts -/
-
-/-- A quotient of positive elements is positive (order helper). -/
-theorem attn_div_pos {a b : α} (ha : 0 < a) (hb : 0 < b) : 0 < a / b := by
-  rw [Lean.Grind.Field.div_eq_mul_inv]
-  exact Lean.Grind.OrderedRing.mul_pos ha ((Lean.Grind.Field.IsOrdered.inv_pos_iff).2 hb)
-
-/-- A positive element is nonzero (order helper). -/
-theorem attn_ne_of_pos {a : α} (ha : 0 < a) : a ≠ 0 := by
-  intro h; rw [h] at ha; grind
-
 /-! ## The denominator -/
 
 /-- The masked partition function is nonnegative. -/
@@ -134,7 +150,7 @@ theorem maskedDenom_pos (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool) (x :
 theorem maskedSoftmax_pos (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool) (x : Vec n α)
     {i : Fin n} (hi : allowed i = true) : 0 < maskedSoftmax E allowed x i := by
   simp only [maskedSoftmax, hi, if_true]
-  exact attn_div_pos (E.exp_pos _) (maskedDenom_pos E allowed x ⟨i, hi⟩)
+  exact div_pos (E.exp_pos _) (maskedDenom_pos E allowed x ⟨i, hi⟩)
 
 /-- Every masked softmax weight is nonnegative (authors: `maskedSoftmax_nonneg`). Does not
 cover: strict positivity (see `maskedSoftmax_pos`). -/
@@ -148,7 +164,7 @@ theorem maskedSoftmax_nonneg (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool)
 (authors: `maskedSoftmax_sum_one`). Does not cover: the fully masked row (all weights `0`). -/
 theorem maskedSoftmax_sum_one (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool) (x : Vec n α)
     (hne : ∃ j, allowed j = true) : fsum n (maskedSoftmax E allowed x) = 1 := by
-  have hZ := attn_ne_of_pos (maskedDenom_pos E allowed x hne)
+  have hZ := ne_of_pos (maskedDenom_pos E allowed x hne)
   rw [fsum_congr n (maskedSoftmax_eq_mul_inv E allowed x), fsum_mul_right]
   exact Lean.Grind.Field.mul_inv_cancel hZ
 
@@ -158,7 +174,7 @@ theorem maskedSoftmax_sum_one (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool
 change its masked softmax (authors: `maskedSoftmax_shift`). Does not cover: per-key shifts. -/
 theorem maskedSoftmax_shift (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool) (x : Vec n α) (c : α) :
     maskedSoftmax E allowed (fun i => x i + c) = maskedSoftmax E allowed x := by
-  have hc := attn_ne_of_pos (E.exp_pos c)
+  have hc := ne_of_pos (E.exp_pos c)
   have hZ : maskedDenom E allowed (fun i => x i + c) = maskedDenom E allowed x * E.exp c := by
     simp only [maskedDenom]
     rw [← fsum_mul_right]
@@ -186,13 +202,13 @@ theorem maskedSoftmax_eq_iff_shift (L : ExpLog α) {n : Nat} (allowed : Fin n �
     by_cases hne : ∃ j, allowed j = true
     · have hZx := maskedDenom_pos L.toExpFn allowed x hne
       have hZy := maskedDenom_pos L.toExpFn allowed y hne
-      have hq := attn_div_pos hZy hZx
+      have hq := div_pos hZy hZx
       refine ⟨L.log (maskedDenom L.toExpFn allowed y / maskedDenom L.toExpFn allowed x), ?_⟩
       intro i hi
       have hi' := congrFun h i
       simp only [maskedSoftmax, hi, if_true] at hi'
-      have hx0 := attn_ne_of_pos hZx
-      have hy0 := attn_ne_of_pos hZy
+      have hx0 := ne_of_pos hZx
+      have hy0 := ne_of_pos hZy
       have hexp : L.exp (y i) = L.exp (x i + L.log (maskedDenom L.toExpFn allowed y
           / maskedDenom L.toExpFn allowed x)) := by
         rw [L.exp_add, L.exp_log _ hq]

@@ -5,13 +5,40 @@ public import Formal.Data.Sum
 /-!
 # Vectors and matrices as functions
 
-`Vec n α := Fin n → α` and `Mat m n α := Fin m → Fin n → α`, with product,
-transpose, identity, trace, diagonal matrices, matrix–vector product, dot
-product and the entrywise (Hadamard) product, over Lean core's algebra
-classes. The lemmas are the ones the PLGA proofs need: associativity,
-distributivity, `transpose_mul`, `mul_one`/`one_mul`, `trace_mul_comm`.
+`Vec n α := Fin n → α` and `Mat m n α := Fin m → Fin n → α`, with the operations and lemmas the
+PLGA proofs need, over Lean core's algebra classes.
 
-No paper result is formalized here; this is infrastructure.
+## Main definitions
+
+* `Vec`, `Mat`: vectors and matrices (row index first);
+* `Mat.mul`, `Mat.transpose`, `Mat.one`, `Mat.diag`, `Mat.add`, `Mat.sub`, `Mat.smul`, `Mat.zero`:
+  product, transpose, identity, diagonal matrices and the linear structure;
+* `Mat.hadamard`, `Mat.trace`, `Mat.mulVec`, `Mat.dot`: the entrywise (Hadamard) product `A ⊙ B`,
+  trace, matrix–vector product, dot product;
+* `Mat.rowBroadcast b`: `𝟙 bᵀ` (every row equals `b`);
+* `Mat.hadPow pw A P`: the entrywise power `A^{⊙P}` for a power function `pw` (`Real.rpow`, or
+  `ExpLog.rpow`);
+* `Mat.pow A k`: matrix powers, `A^0 = 1`, `A^{k+1} = A^k A`.
+
+## Main statements
+
+* `Mat.mul_assoc`, `Mat.mul_add`, `Mat.add_mul`, `Mat.mul_one`, `Mat.one_mul`, `Mat.mul_smul`,
+  `Mat.smul_mul`: associativity, distributivity, units;
+* `Mat.mulVec_mulVec`, `Mat.mulVec_one`: `A (B v) = (A B) v`, `1 v = v`;
+* `Mat.pow_zero`, `Mat.pow_succ`, `Mat.pow_one`, `Mat.pow_succ'`: both recursions of `Mat.pow`;
+* `Mat.transpose_mul`, `Mat.transpose_transpose`, `Mat.transpose_one`, `Mat.trace_mul_comm`,
+  `Mat.trace_one`, `Mat.dot_comm`.
+
+## Implementation notes
+
+No paper result is formalized here; this is infrastructure. Row-vector convention of the spec:
+a projection is `X W + 𝟙 bᵀ` (`Mat.rowBroadcast`). The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` uses mathlib's `Matrix` instead; core Lean has no
+determinants or ranks (see `Formal/Structure/RankOne.lean` for a Laplace-expansion `det`).
+
+## References
+
+* none in the paper; `../shared/spec/PLGA_SPEC.md` §A.4 (row convention of the architecture).
 -/
 
 @[expose] public section
@@ -70,6 +97,17 @@ noncomputable def dot [Add α] [Mul α] [OfNat α 0] {n : Nat} (u v : Vec n α) 
 
 /-- The all-ones column times a row: every row equals `b` (`𝟙 bᵀ`). -/
 def rowBroadcast {m n : Nat} (b : Vec n α) : Mat m n α := fun _ j => b j
+
+/-- Entrywise power `A^{⊙P}`, `(A^{⊙P}) i j = pw (A i j) (P i j)`, for a power function
+`pw : base → exponent → value` (`Real.rpow`, or `ExpLog.rpow`). -/
+def hadPow {m n : Nat} (pw : α → α → α) (A P : Mat m n α) : Mat m n α :=
+  fun i j => pw (A i j) (P i j)
+
+/-- The `k`-th power of a square matrix: `A^0 = 1`, `A^{k+1} = A^k A`. -/
+noncomputable def pow [Add α] [Mul α] [OfNat α 0] [OfNat α 1] {n : Nat} (A : Mat n n α) :
+    Nat → Mat n n α
+  | 0 => one n
+  | k + 1 => mul (pow A k) A
 
 section Semiring
 variable [Lean.Grind.Semiring α]
@@ -142,6 +180,38 @@ theorem mulVec_one {n : Nat} (v : Vec n α) : mulVec (one n) v = v := by
   · intro j hj; have : i ≠ j := fun e => hj e.symm
     simp [this] <;> grind
 
+/-- `A^0 = 1`. -/
+theorem pow_zero {n : Nat} (A : Mat n n α) : pow A 0 = one n := rfl
+
+/-- `A^{k+1} = A^k A`. -/
+theorem pow_succ {n : Nat} (A : Mat n n α) (k : Nat) : pow A (k + 1) = mul (pow A k) A := rfl
+
+/-- `A^1 = A`. -/
+theorem pow_one {n : Nat} (A : Mat n n α) : pow A 1 = A := by
+  rw [pow_succ, pow_zero, one_mul]
+
+/-- `A^{k+1} = A · A^k`. -/
+theorem pow_succ' {n : Nat} (A : Mat n n α) (k : Nat) : pow A (k + 1) = mul A (pow A k) := by
+  induction k with
+  | zero => rw [pow_succ, pow_zero, one_mul, mul_one]
+  | succ k ih =>
+    calc pow A (k + 2) = mul (pow A (k + 1)) A := rfl
+      _ = mul (mul A (pow A k)) A := by rw [ih]
+      _ = mul A (mul (pow A k) A) := mul_assoc _ _ _
+      _ = mul A (pow A (k + 1)) := rfl
+
+section NatCast
+attribute [local instance] Lean.Grind.Semiring.natCast
+
+/-- `tr 1 = n`. -/
+theorem trace_one (n : Nat) : trace (one n : Mat n n α) = (Nat.cast n : α) := by
+  have : (fun i : Fin n => (one n : Mat n n α) i i) = fun _ => 1 := by
+    funext i; simp [one]
+  unfold trace
+  rw [this, fsum_const]; grind
+
+end NatCast
+
 end Semiring
 
 section CommSemiring
@@ -163,7 +233,8 @@ end CommSemiring
 
 @[simp] theorem transpose_transpose {m n : Nat} (A : Mat m n α) : transpose (transpose A) = A := rfl
 
-theorem transpose_one [OfNat α 0] [OfNat α 1] (n : Nat) : transpose (one n : Mat n n α) = one n := by
+theorem transpose_one [OfNat α 0] [OfNat α 1] (n : Nat) :
+    transpose (one n : Mat n n α) = one n := by
   funext i j; simp only [transpose, one]
   by_cases h : i = j
   · simp [h]

@@ -3,16 +3,33 @@ module
 /-!
 # Finite sums over `Fin n`
 
-A small, self-contained replacement for mathlib's `Finset.sum` over `Fin n`,
-stated over Lean core's algebra classes (`Lean.Grind.Semiring`,
-`Lean.Grind.CommRing`, ordered rings) so that any type with those instances —
-mathlib's `ℝ` included — can use every lemma unchanged.
+A small, self-contained replacement for mathlib's `Finset.sum` over `Fin n`, stated over Lean
+core's algebra classes (`Lean.Grind.Semiring`, `Lean.Grind.CommRing`, ordered rings) so that any
+type with those instances — mathlib's `ℝ` included — can use every lemma unchanged.
 
-`fsum n f = f 0 + f 1 + ⋯ + f (n-1)`, defined by structural recursion on `n`
-(peeling off the last index), so that proofs go by `induction n`.
+## Main definitions
 
-No paper result is formalized here; this is infrastructure (the `Cedar/Data`
-of this project).
+* `fsum n f = f 0 + f 1 + ⋯ + f (n-1)`: defined by structural recursion on `n` (peeling off the
+  last index), so that proofs go by `induction n`.
+
+## Main statements
+
+* `fsum_zero`, `fsum_succ`, `fsum_congr`: unfolding and congruence;
+* `fsum_add`, `fsum_neg`, `fsum_sub`, `fsum_mul_left`, `fsum_mul_right`: linearity;
+* `fsum_comm`: exchange of the order of a double sum;
+* `fsum_single`, `fsum_const_zero`, `fsum_const`: one nonzero term; constant sums
+  `∑_{i<n} c = n · c`;
+* `fsum_nonneg`, `fsum_le_fsum`, `le_fsum_of_nonneg`: order.
+
+## Implementation notes
+
+No paper result is formalized here; this is infrastructure (the `Cedar/Data` of this project),
+shared by every part of the library. The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` uses mathlib's `Finset.sum` instead.
+
+## References
+
+* none in the paper; `../shared/spec/PLGA_SPEC.md` §A.4 is where the sums occur.
 -/
 
 @[expose] public section
@@ -90,11 +107,25 @@ theorem fsum_single (n : Nat) (k : Fin n) (f : Fin n → α) (h : ∀ i, i ≠ k
         have : k.val ≠ n := fun e => hk (Fin.ext e)
         omega
       have := ih ⟨k.val, hlt⟩ (fun i => f i.castSucc) (by
-        intro i hi; apply h; intro e; apply hi; apply Fin.ext; have := congrArg Fin.val e; simpa using this)
+        intro i hi; apply h; intro e; apply hi; apply Fin.ext
+        have := congrArg Fin.val e; simpa using this)
       rw [this, h (Fin.last n) (fun e => hk e.symm)]
       have hk' : (⟨k.val, hlt⟩ : Fin n).castSucc = k := Fin.ext rfl
       show f (⟨k.val, hlt⟩ : Fin n).castSucc + 0 = f k
       rw [hk']; grind
+
+section NatCast
+/- Core's `Lean.Grind.Semiring` carries `NatCast` as a field that is not a global instance;
+make it available here (for mathlib's `ℝ` it is the usual cast). -/
+attribute [local instance] Lean.Grind.Semiring.natCast
+
+/-- A constant sum: `∑_{i<n} c = n · c`. -/
+theorem fsum_const (n : Nat) (c : α) : fsum n (fun _ : Fin n => c) = (Nat.cast n : α) * c := by
+  induction n with
+  | zero => simp only [fsum_zero]; grind
+  | succ n ih => rw [fsum_succ, ih, Lean.Grind.Semiring.natCast_succ]; grind
+
+end NatCast
 
 end Semiring
 

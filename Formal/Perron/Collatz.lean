@@ -5,25 +5,35 @@ public import Formal.Perron.Positivity
 /-!
 # Perron–Frobenius II: Collatz–Wielandt bounds (Thm 3.8, step 3)
 
-For a nonnegative matrix `A` (in particular `A ≥ ε > 0`) and a strictly positive
-eigenvector `v` with eigenvalue `r` (a *positive eigenpair*):
+For a nonnegative matrix `A` (in particular `A ≥ ε > 0`) and a strictly positive eigenvector
+`v` with eigenvalue `r` (a *positive eigenpair*), the Collatz–Wielandt bounds in the paper form
+`min_i (A x)_i / x_i ≤ r ≤ max_i (A x)_i / x_i` for every strictly positive `x`.
 
-* `collatz_le` — the general comparison: if `A x ≤ M x` for some `x > 0` and
-  `s w ≤ A w` for some nonnegative nonzero `w`, then `s ≤ M`;
-* `collatz_lower`, `collatz_upper` — the one-sided Collatz–Wielandt bounds against `r`;
-* `collatz_wielandt_min_le`, `collatz_wielandt_le_max` — the paper form
-  `min_i (A x)_i / x_i ≤ r ≤ max_i (A x)_i / x_i` for every strictly positive `x`.
+## Main statements
 
-Only nonnegativity of `A` is used, so these apply to shifted matrices `A - δ I` as well
-(used for dominance). Not covered here: existence of a positive eigenpair
-(`Formal/Perron/Existence.lean`).
+* `collatz_le`: the general comparison: if `A x ≤ M x` for some `x > 0` and `s w ≤ A w` for
+  some nonnegative nonzero `w`, then `s ≤ M`;
+* `collatz_lower`, `collatz_upper`: the one-sided Collatz–Wielandt bounds against `r`;
+* `collatz_wielandt_min_le`, `collatz_wielandt_le_max`: the paper form (minimum and maximum of
+  the ratios, attained at some index).
+
+## Implementation notes
+
+This file defines nothing; it states theorems about `Mat.mulVec` only. Only nonnegativity of
+`A` is used, so these apply to shifted matrices `A - δ I` as well (used for dominance). The
+authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered here:
+existence of a positive eigenpair (`Formal/Perron/Existence.lean`); the equality cases (see
+`Formal/Perron/Uniqueness.lean`); `x` with zero entries.
+
+## References
+
+* Thm 3.8 (step 3) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §E (the authors' theorems; Perron–Frobenius absent there).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
-
-set_option linter.unusedSectionVars false
 
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]

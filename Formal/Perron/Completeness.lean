@@ -6,20 +6,39 @@ public import Formal.Perron.Positivity
 # Perron–Frobenius VI: the completeness hypothesis (for Thm 3.8, step 8)
 
 Existence of the Perron root needs completeness of the scalar field. It enters only as the
-hypothesis structure `SupComplete α` — every nonempty set bounded above has a least upper
-bound (Dedekind completeness; mathlib's `ℝ` satisfies it by `Real.exists_isLUB`) — never as
-an axiom.
+hypothesis structure `SupComplete α` — every nonempty set bounded above has a least upper bound
+(Dedekind completeness) — never as an axiom. This file provides it with the general helpers the
+existence proof uses.
 
-Proved here (general helpers): suprema and infima of bounded sequences with their
-approximation property, monotone-sequence comparisons, and the "`Y ≤ X + δ C` for all
-`δ > 0` implies `Y ≤ X`" principle. No paper result is formalized in this file.
+## Main definitions
+
+* `SupComplete α`: Dedekind completeness of an ordered type (`ℝ` satisfies it by
+  `Real.exists_isLUB`; `ℚ` does not).
+
+## Main statements
+
+* `exists_seq_sup`, `exists_seq_inf`: suprema and infima of bounded sequences, with their
+  approximation property;
+* `mono_of_succ`, `anti_of_succ`, `mono_of_succ_le`, `anti_of_succ_le`: monotone-sequence
+  comparisons;
+* `le_of_forall_pos_mul`: the principle "`Y ≤ X + δ C` for all `δ > 0` implies `Y ≤ X`";
+* `exists_half`: every element has a half.
+
+## Implementation notes
+
+No paper result is formalized in this file; these are general helpers for step 8. The authors'
+repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart (it works over mathlib's
+`ℝ`, complete by construction).
+
+## References
+
+* Thm 3.8 (step 8) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §E (the authors' theorems; Perron–Frobenius absent there).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
-
-set_option linter.unusedSectionVars false
 
 /-- Dedekind completeness of an ordered type: every nonempty set bounded above has a least
 upper bound. `ℝ` satisfies it (`Real.exists_isLUB`); `ℚ` does not. -/
@@ -74,23 +93,27 @@ theorem exists_seq_inf (hC : SupComplete α) (a : Nat → α) {B : α} (hB : ∀
   · have := h2 (-b) (fun k => by have := hb k; grind); grind
   · obtain ⟨k, hk⟩ := h3 δ hδ; exact ⟨k, by grind⟩
 
+omit [Lean.Grind.Field α] [LT α] [Std.LawfulOrderLT α] [Lean.Grind.OrderedRing α] in
 /-- A sequence with `a k ≤ a (k+1)` is monotone. -/
 theorem mono_of_succ {a : Nat → α} (h : ∀ k, a k ≤ a (k + 1)) (j d : Nat) : a j ≤ a (j + d) := by
   induction d with
   | zero => exact Std.le_refl _
   | succ d ih => exact Std.le_trans ih (h (j + d))
 
+omit [Lean.Grind.Field α] [LT α] [Std.LawfulOrderLT α] [Lean.Grind.OrderedRing α] in
 /-- A sequence with `a (k+1) ≤ a k` is antitone. -/
 theorem anti_of_succ {a : Nat → α} (h : ∀ k, a (k + 1) ≤ a k) (j d : Nat) : a (j + d) ≤ a j := by
   induction d with
   | zero => exact Std.le_refl _
   | succ d ih => exact Std.le_trans (h (j + d)) ih
 
+omit [Lean.Grind.Field α] [LT α] [Std.LawfulOrderLT α] [Lean.Grind.OrderedRing α] in
 /-- Monotone sequences, `j ≤ k` form. -/
 theorem mono_of_succ_le {a : Nat → α} (h : ∀ k, a k ≤ a (k + 1)) {j k : Nat} (hjk : j ≤ k) :
     a j ≤ a k := by
   obtain ⟨d, rfl⟩ := Nat.exists_eq_add_of_le hjk; exact mono_of_succ h j d
 
+omit [Lean.Grind.Field α] [LT α] [Std.LawfulOrderLT α] [Lean.Grind.OrderedRing α] in
 /-- Antitone sequences, `j ≤ k` form. -/
 theorem anti_of_succ_le {a : Nat → α} (h : ∀ k, a (k + 1) ≤ a k) {j k : Nat} (hjk : j ≤ k) :
     a k ≤ a j := by

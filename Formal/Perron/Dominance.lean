@@ -5,119 +5,42 @@ public import Formal.Perron.Uniqueness
 /-!
 # Perron–Frobenius IV: dominance over real eigenvalues (Thm 3.8, step 6, real part)
 
-For `A ≥ ε > 0` entrywise with a positive eigenpair `(r, v)`, every real eigenvalue `λ`
-(with a real eigenvector `w ≠ 0`) satisfies `2ε − r ≤ λ ≤ r`; hence `|λ| ≤ r`, and
-`λ = r` or `|λ| < r`.
+For `A ≥ ε > 0` entrywise with a positive eigenpair `(r, v)`, every real eigenvalue `λ` (with a
+real eigenvector `w ≠ 0`) satisfies `2ε − r ≤ λ ≤ r`; hence `|λ| ≤ r`, and `λ = r` or `|λ| < r`.
+
+## Main definitions
+
+* `shiftMat A δ`: the shifted matrix `A − δ I` (general helper).
+
+## Main statements
+
+* `absv_mulVec_le`: the triangle inequality `|(A w)_i| ≤ (A |w|)_i` for nonnegative `A`;
+* `mulVec_shiftMat`, `shiftMat_nonneg`: `(A − δ I) x = A x − δ x`; `A ≥ ε` gives `A − ε I ≥ 0`;
+* `absv_eigenvalue_le_of_nonneg`: `|λ| ≤ r` for every nonnegative `A` (weak form);
+* `real_eigenvalue_bounds`: `2ε − r ≤ λ ≤ r`;
+* `real_eigenvalue_dominated`: `|λ| ≤ r`, and `λ = r` or `|λ| < r`.
+
+## Implementation notes
 
 Route: `|λ| |w| ≤ A |w|` entrywise plus the Collatz–Wielandt lower bound gives `|λ| ≤ r` for
 every nonnegative `A`; applied to the shifted matrix `A − ε I ≥ 0`, whose Perron pair is
-`(r − ε, v)`, it gives `|λ − ε| ≤ r − ε`, which excludes `λ = −r`.
+`(r − ε, v)`, it gives `|λ − ε| ≤ r − ε`, which excludes `λ = −r`. The absolute value `absv` on an
+ordered field and its basic laws are general helpers (`Formal.Data.Order`). The authors'
+repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered here: complex
+eigenvalues (`Formal/Perron/DominanceComplex.lean`).
 
-Proved here also: the absolute value `absv` on an ordered field with its basic laws, and
-the shifted matrix `shiftMat A δ = A − δ I` (general helpers).
-Not covered here: complex eigenvalues (`DominanceComplex.lean`).
+## References
+
+* Thm 3.8 (step 6) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §E (the authors' theorems; Perron–Frobenius absent there).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
 
-set_option linter.unusedSectionVars false
-
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
-
-/-! ## Absolute value (general helpers) -/
-
-open Classical in
-/-- The absolute value `|x|` on an ordered field. -/
-noncomputable def absv (x : α) : α := if 0 ≤ x then x else -x
-
-/-- `|x| = x` for `x ≥ 0`. -/
-theorem absv_of_nonneg {x : α} (h : 0 ≤ x) : absv x = x := by
-  unfold absv; rw [if_pos h]
-
-/-- `|x| = -x` for `x < 0`. -/
-theorem absv_of_neg {x : α} (h : ¬ 0 ≤ x) : absv x = -x := by
-  unfold absv; rw [if_neg h]
-
-/-- `|x| ≥ 0`. -/
-theorem absv_nonneg (x : α) : 0 ≤ absv x := by
-  by_cases h : 0 ≤ x
-  · rw [absv_of_nonneg h]; exact h
-  · rw [absv_of_neg h]; grind
-
-/-- `x ≤ |x|`. -/
-theorem le_absv (x : α) : x ≤ absv x := by
-  by_cases h : 0 ≤ x
-  · rw [absv_of_nonneg h]; exact Std.le_refl _
-  · rw [absv_of_neg h]; grind
-
-/-- `-x ≤ |x|`. -/
-theorem neg_le_absv (x : α) : -x ≤ absv x := by
-  by_cases h : 0 ≤ x
-  · rw [absv_of_nonneg h]; grind
-  · rw [absv_of_neg h]; exact Std.le_refl _
-
-/-- `-b ≤ x ≤ b` gives `|x| ≤ b`. -/
-theorem absv_le {x b : α} (h1 : -b ≤ x) (h2 : x ≤ b) : absv x ≤ b := by
-  by_cases h : 0 ≤ x
-  · rw [absv_of_nonneg h]; exact h2
-  · rw [absv_of_neg h]; grind
-
-/-- `x ≠ 0` gives `|x| ≠ 0`. -/
-theorem absv_ne_zero {x : α} (h : x ≠ 0) : absv x ≠ 0 := by
-  by_cases h' : 0 ≤ x
-  · rw [absv_of_nonneg h']; exact h
-  · rw [absv_of_neg h']; grind
-
-/-- `|x y| = |x| |y|`. -/
-theorem absv_mul (x y : α) : absv (x * y) = absv x * absv y := by
-  rcases Std.le_total (a := 0) (b := x) with hx | hx <;>
-    rcases Std.le_total (a := 0) (b := y) with hy | hy
-  · rw [absv_of_nonneg hx, absv_of_nonneg hy,
-      absv_of_nonneg (Lean.Grind.OrderedRing.mul_nonneg hx hy)]
-  · have h := Lean.Grind.OrderedRing.mul_nonpos_of_nonneg_of_nonpos hx hy
-    rw [absv_of_nonneg hx]
-    by_cases hy0 : y = 0
-    · subst hy0; rw [absv_of_nonneg (Std.le_refl _)]
-      have : x * 0 = 0 := by grind
-      rw [this, absv_of_nonneg (Std.le_refl _)]
-    · rw [absv_of_neg (show ¬ 0 ≤ y by grind)]
-      by_cases hxy : 0 ≤ x * y
-      · have : x * y = 0 := by grind
-        rw [this, absv_of_nonneg (Std.le_refl _)]
-        have : x = 0 := by
-          apply Classical.byContradiction; intro hx0
-          have := Lean.Grind.OrderedRing.mul_neg_of_pos_of_neg (show 0 < x by grind)
-            (show y < 0 by grind)
-          grind
-        subst this; grind
-      · rw [absv_of_neg hxy]; grind
-  · have h := Lean.Grind.OrderedRing.mul_nonpos_of_nonpos_of_nonneg hx hy
-    rw [absv_of_nonneg hy]
-    by_cases hx0 : x = 0
-    · subst hx0; rw [absv_of_nonneg (Std.le_refl _)]
-      have : 0 * y = 0 := by grind
-      rw [this, absv_of_nonneg (Std.le_refl _)]
-    · rw [absv_of_neg (show ¬ 0 ≤ x by grind)]
-      by_cases hxy : 0 ≤ x * y
-      · have : x * y = 0 := by grind
-        rw [this, absv_of_nonneg (Std.le_refl _)]
-        have : y = 0 := by
-          apply Classical.byContradiction; intro hy0
-          have := Lean.Grind.OrderedRing.mul_neg_of_neg_of_pos (show x < 0 by grind)
-            (show 0 < y by grind)
-          grind
-        subst this; grind
-      · rw [absv_of_neg hxy]; grind
-  · have h := Lean.Grind.OrderedRing.mul_nonneg_of_nonpos_of_nonpos hx hy
-    rw [absv_of_nonneg h]
-    by_cases hx0 : x = 0
-    · subst hx0; rw [absv_of_nonneg (Std.le_refl _)]; grind
-    · by_cases hy0 : y = 0
-      · subst hy0; rw [absv_of_nonneg (Std.le_refl _)]; grind
-      · rw [absv_of_neg (show ¬ 0 ≤ x by grind), absv_of_neg (show ¬ 0 ≤ y by grind)]; grind
 
 /-- Triangle inequality for a nonnegative matrix: `|(A w)_i| ≤ (A |w|)_i`. -/
 theorem absv_mulVec_le {m n : Nat} {A : Mat m n α} (hA : ∀ i j, 0 ≤ A i j) (w : Vec n α)
@@ -132,6 +55,7 @@ theorem absv_mulVec_le {m n : Nat} {A : Mat m n α} (hA : ∀ i j, 0 ≤ A i j) 
 def shiftMat {n : Nat} (A : Mat n n α) (δ : α) : Mat n n α :=
   fun i j => A i j - (if i = j then δ else 0)
 
+omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- `(A − δ I) x = A x − δ x`. -/
 theorem mulVec_shiftMat {n : Nat} (A : Mat n n α) (δ : α) (x : Vec n α) (i : Fin n) :
     Mat.mulVec (shiftMat A δ) x i = Mat.mulVec A x i - δ * x i := by

@@ -6,45 +6,46 @@ public import Formal.Analytic
 /-!
 # Perron–Frobenius V: dominance over complex eigenvalues (Thm 3.8, step 6, complex part)
 
-A complex eigenpair of a real matrix `A` is handled as real data: `λ = a + i b` and an
-eigenvector `x + i y` (`x y : Vec n α`, not both zero), i.e.
-`A x = a x − b y` and `A y = b x + a y`. The modulus `|p + i q| = sqrt(p² + q²)` uses a
-square root supplied as a `SqrtFn` hypothesis (`Formal/Analytic.lean`; `Real.sqrt`
-satisfies it), never an axiom.
+For `A ≥ ε > 0` with a positive eigenpair `(r, v)`, every complex eigenvalue `λ` satisfies
+`|λ| ≤ r`, lies in the disc of centre `ε` and radius `r − ε`, and `|λ|² = r²` only for `λ = r`.
 
-Proved, for `A ≥ ε > 0` with a positive eigenpair `(r, v)`:
-* `cmod_eigenvalue_le_of_nonneg` — `|λ| ≤ r` (any nonnegative `A`);
-* `complex_eigenvalue_shifted_bound` — `|λ − ε|² ≤ (r − ε)²`, i.e. the spectrum lies in the
+## Main definitions
+
+* `cmod p q`: the complex modulus `|p + i q| = sqrt(p² + q²)`.
+
+## Main statements
+
+* `cmod_nonneg`, `cmod_mul`, `cmod_add_le`, `cmod_fsum_le`: the laws of `cmod` (general
+  helpers; multiplicativity, triangle inequality);
+* `cmod_eigenvalue_le_of_nonneg`: `|λ| ≤ r` (any nonnegative `A`);
+* `complex_eigenvalue_shifted_bound`: `|λ − ε|² ≤ (r − ε)²`, i.e. the spectrum lies in the
   disc of centre `ε` and radius `r − ε`;
-* `complex_eigenvalue_dominated` — `|λ|² ≤ r²`, with equality only for `λ = r`
+* `complex_eigenvalue_dominated`: `|λ|² ≤ r²`, with equality only for `λ = r`
   (`a = r`, `b = 0`).
 
-Also: the complex modulus `cmod` with its laws (general helpers). Not covered: eigenvalues
-over field extensions other than `α × α`.
+## Implementation notes
+
+A complex eigenpair of a real matrix `A` is handled as real data: `λ = a + i b` and an
+eigenvector `x + i y` (`x y : Vec n α`, not both zero), i.e. `A x = a x − b y` and
+`A y = b x + a y`. The modulus uses a square root supplied as a `SqrtFn` hypothesis
+(`Formal/Analytic.lean`; `Real.sqrt` satisfies it), never an axiom. The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered: eigenvalues over field
+extensions other than `α × α`; multiplicities of the dominated eigenvalues.
+
+## References
+
+* Thm 3.8 (step 6) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §E (the authors' theorems; Perron–Frobenius absent there).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
 
-set_option linter.unusedSectionVars false
-
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
 /-! ## Squares and square roots (general helpers) -/
-
-/-- `a² ≥ 0`. -/
-theorem mul_self_nonneg' (a : α) : 0 ≤ a * a := by
-  rcases Std.le_total (a := 0) (b := a) with h | h
-  · exact Lean.Grind.OrderedRing.mul_nonneg h h
-  · exact Lean.Grind.OrderedRing.mul_nonneg_of_nonpos_of_nonpos h h
-
-/-- `a ≠ 0` gives `a² > 0`. -/
-theorem mul_self_pos' {a : α} (h : a ≠ 0) : 0 < a * a := by
-  rcases (show a < 0 ∨ 0 < a by grind) with h' | h'
-  · exact Lean.Grind.OrderedRing.mul_pos_of_neg_of_neg h' h'
-  · exact Lean.Grind.OrderedRing.mul_pos h' h'
 
 /-- `a² ≤ b²` with `b ≥ 0` gives `a ≤ b`. -/
 theorem le_of_mul_self_le {a b : α} (hb : 0 ≤ b) (h : a * a ≤ b * b) : a ≤ b := by
@@ -63,7 +64,7 @@ theorem mul_self_le_mul_self {a b : α} (ha : 0 ≤ a) (h : a ≤ b) : a * a ≤
 
 /-- The square root is the unique nonnegative root: `s ≥ 0`, `s² = X` give `sqrt X = s`. -/
 theorem sqrt_eq_of (S : SqrtFn α) {X s : α} (hs : 0 ≤ s) (h : s * s = X) : S.sqrt X = s := by
-  have hX : 0 ≤ X := by rw [← h]; exact mul_self_nonneg' s
+  have hX : 0 ≤ X := by rw [← h]; exact mul_self_nonneg s
   have h1 := S.mul_self_sqrt X hX
   have h2 := S.sqrt_nonneg X
   apply Std.le_antisymm
@@ -82,8 +83,9 @@ def cmod (S : SqrtFn α) (p q : α) : α := S.sqrt (p * p + q * q)
 
 /-- `p² + q² ≥ 0`. -/
 theorem sumsq_nonneg (p q : α) : 0 ≤ p * p + q * q := by
-  have := mul_self_nonneg' p; have := mul_self_nonneg' q; grind
+  have := mul_self_nonneg p; have := mul_self_nonneg q; grind
 
+omit [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- `|z| ≥ 0`. -/
 theorem cmod_nonneg (S : SqrtFn α) (p q : α) : 0 ≤ cmod S p q := S.sqrt_nonneg _
 
@@ -97,8 +99,8 @@ theorem cmod_ne_zero (S : SqrtFn α) {p q : α} (h : p ≠ 0 ∨ q ≠ 0) : cmod
   have e := cmod_mul_self S p q
   rw [h0] at e
   rcases h with h | h
-  · have := mul_self_pos' h; have := mul_self_nonneg' q; grind
-  · have := mul_self_pos' h; have := mul_self_nonneg' p; grind
+  · have := mul_self_pos h; have := mul_self_nonneg q; grind
+  · have := mul_self_pos h; have := mul_self_nonneg p; grind
 
 /-- `|c z| = c |z|` for `c ≥ 0`. -/
 theorem cmod_smul (S : SqrtFn α) {c : α} (hc : 0 ≤ c) (p q : α) :
@@ -131,7 +133,7 @@ theorem cmod_add_le (S : SqrtFn α) (p q p' q' : α) :
     have e : cmod S p q * cmod S p' q' * (cmod S p q * cmod S p' q')
         = (cmod S p q * cmod S p q) * (cmod S p' q' * cmod S p' q') := by grind
     rw [e, hss, htt]
-    have := mul_self_nonneg' (p * q' - q * p')
+    have := mul_self_nonneg (p * q' - q * p')
     grind
   apply sqrt_le_of S (sumsq_nonneg _ _) (by grind)
   grind
@@ -212,7 +214,7 @@ theorem complex_eigenvalue_dominated (S : SqrtFn α) {n : Nat} {A : Mat n n α} 
   refine ⟨h2, fun heq => ?_⟩
   have hr : 0 ≤ r := Std.le_trans (cmod_nonneg S a b) h1
   have h3 := complex_eigenvalue_shifted_bound S hε hA hv hAv hk hAx hAy
-  have hbb := mul_self_nonneg' b
+  have hbb := mul_self_nonneg b
   have har : a ≤ r := le_of_mul_self_le hr (by grind)
   have hra : r ≤ a := by
     apply Classical.byContradiction; intro hne
@@ -221,7 +223,7 @@ theorem complex_eigenvalue_dominated (S : SqrtFn α) {n : Nat} {A : Mat n n α} 
   have hareq : a = r := Std.le_antisymm har hra
   refine ⟨hareq, ?_⟩
   apply Classical.byContradiction; intro hb
-  have := mul_self_pos' hb
+  have := mul_self_pos hb
   subst hareq
   grind
 

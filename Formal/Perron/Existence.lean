@@ -7,27 +7,41 @@ public import Formal.Perron.Uniqueness
 /-!
 # Perron–Frobenius VIII: existence of the Perron pair (Thm 3.8, step 8)
 
-Under the completeness hypothesis `SupComplete α` (least upper bounds; `ℝ` satisfies it),
-for `A ≥ ε > 0` entrywise (`n > 0`):
+Under the completeness hypothesis `SupComplete α` (least upper bounds; `ℝ` satisfies it), for
+`A ≥ ε > 0` entrywise (`n > 0`): the Collatz–Wielandt ratio sequences of the normalized power
+iteration meet, the iterates converge to a positive eigenvector, and right and left Perron
+vectors exist with one common Perron root `r > 0`.
 
-* `collatz_sequences_meet` — the Collatz–Wielandt ratio sequences of the normalized power
-  iteration, `m_k ↑` and `M_k ↓`, have a common limit `r` (the contraction
-  `M_{k+1} ≤ M_k − θ (M_k − m_k)` squeezes them together);
-* `piter_bounded` — the increasing iterates `p_k` (`p_{k+1} = A p_k / m_k`) stay bounded,
-  by a telescoping product estimate;
-* `power_iteration_converges` — `p_k ↑ v` entrywise, and `(r, v)` is a positive eigenpair;
-* `exists_perron_pair`, `exists_left_perron_pair`, `exists_perron_pairs` — existence of the
-  right and left Perron vectors, with one common Perron root `r > 0`.
+## Main definitions
 
-No compactness argument is used: only suprema of bounded real sequences.
-Not covered: rates of convergence of the power iteration.
+* `entrySum A`: the sum of all entries (an entry bound for nonnegative matrices).
+
+## Main statements
+
+* `collatz_sequences_meet`: the ratio sequences `m_k ↑` and `M_k ↓` have a common limit `r`
+  (the contraction `M_{k+1} ≤ M_k − θ (M_k − m_k)` squeezes them together);
+* `piter_telescope`, `piter_bounded`: the increasing iterates `p_k` (`p_{k+1} = A p_k / m_k`)
+  stay bounded, by a telescoping product estimate;
+* `power_iteration_converges`: `p_k ↑ v` entrywise, and `(r, v)` is a positive eigenpair;
+* `exists_perron_pair`, `exists_left_perron_pair`, `exists_perron_pairs`: existence of the right
+  and left Perron vectors, with one common Perron root `r > 0` (steps 5 and 8).
+
+## Implementation notes
+
+No compactness argument is used: only suprema of bounded real sequences. The authors'
+repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered: rates of
+convergence of the power iteration; an explicit bound on the iterates in terms of `A`; fields
+without least upper bounds; the normalization `yᵀ v = 1`.
+
+## References
+
+* Thm 3.8 (steps 5, 8) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §E (the authors' theorems; Perron–Frobenius absent there).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
-
-set_option linter.unusedSectionVars false
 
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]

@@ -5,36 +5,49 @@ public import Formal.Perron.Collatz
 /-!
 # Perron–Frobenius VII: the normalized power iteration (for Thm 3.8, step 8)
 
-The existence proof (`Existence.lean`) follows the Collatz–Wielandt ratio sequences of the
-power iteration. Here, for `A ≥ ε > 0` with entries `≤ K`:
+The existence proof (`Formal/Perron/Existence.lean`) follows the Collatz–Wielandt ratio
+sequences of the power iteration. For `A ≥ ε > 0` with entries `≤ K`, the iterates are positive
+and increasing, the lower ratios `m_k` increase, the upper ratios `M_k` decrease, and
+`M_{k+1} ≤ M_k − θ (M_k − m_k)` with `θ = ε² / (K² n) > 0`.
 
-* `minRatio y x`, `maxRatio y x` — `min_i y_i / x_i`, `max_i y_i / x_i`, attained;
-* `piter A k` — the iteration `p₀ = 𝟙`, `p_{k+1} = A p_k / m_k`, where
-  `m_k = lo A k = min_i (A p_k)_i / (p_k)_i` and `M_k = hi A k = max_i (A p_k)_i / (p_k)_i`;
-* positivity, `A p_k = m_k p_{k+1}`, `p_k ≤ p_{k+1}` entrywise (`piter_le_succ`);
-* `m_k ≤ m_{k+1}`, `M_{k+1} ≤ M_k`, `m_k ≤ M_k` (Collatz–Wielandt monotonicity);
-* `hi_succ_le_contract` — the contraction `M_{k+1} ≤ M_k − θ (M_k − m_k)` with
-  `θ = ε² / (K² n) > 0`, from the weighted-average estimate `mulVec_mulVec_le_contract`
-  and the balance `ε (p_k)_l ≤ K (p_k)_j` of every iterate.
+## Main definitions
 
-No completeness is used in this file. Not covered: convergence (in `Existence.lean`).
+* `minRatio y x`, `maxRatio y x`: `min_i y_i / x_i`, `max_i y_i / x_i`, attained;
+* `piter A k`: the iteration `p₀ = 𝟙`, `p_{k+1} = A p_k / m_k`;
+* `lo A k`, `hi A k`: `m_k = min_i (A p_k)_i / (p_k)_i` and `M_k = max_i (A p_k)_i / (p_k)_i`;
+* `contractRate`: the contraction rate `θ = ε² / (K² n)`.
+
+## Main statements
+
+* `minRatio_spec`, `maxRatio_spec`, `le_minRatio`, `maxRatio_le`: the ratio extrema;
+* `piter_pos`, `lo_pos`, `mulVec_piter`: positivity and `A p_k = m_k p_{k+1}`;
+* `piter_le_succ`: `p_k ≤ p_{k+1}` entrywise;
+* `lo_le_lo_succ`, `hi_succ_le_hi`, `lo_le_hi`: `m_k ≤ m_{k+1}`, `M_{k+1} ≤ M_k`, `m_k ≤ M_k`
+  (Collatz–Wielandt monotonicity);
+* `piter_balanced`: the balance `ε (p_k)_l ≤ K (p_k)_j` of every iterate;
+* `mulVec_mulVec_le_contract`: the weighted-average estimate;
+* `hi_succ_le_contract`: the contraction `M_{k+1} ≤ M_k − θ (M_k − m_k)`, `θ > 0`.
+
+## Implementation notes
+
+No completeness is used in this file. The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered: convergence (in
+`Formal/Perron/Existence.lean`), a convergence rate for the power iteration.
+
+## References
+
+* Thm 3.8 (step 8) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §E (the authors' theorems; Perron–Frobenius absent there).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
 
-set_option linter.unusedSectionVars false
-
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
 /-! ## Division helpers -/
-
-/-- `a / b > 0` for `a, b > 0`. -/
-theorem div_pos' {a b : α} (ha : 0 < a) (hb : 0 < b) : 0 < a / b := by
-  rw [Lean.Grind.Field.div_eq_mul_inv]
-  exact Lean.Grind.OrderedRing.mul_pos ha (Lean.Grind.Field.IsOrdered.inv_pos_iff.mpr hb)
 
 /-- `a c ≤ b` with `c > 0` gives `a ≤ b / c`. -/
 theorem le_div_of_mul_le {a b c : α} (hc : 0 < c) (h : a * c ≤ b) : a ≤ b / c := by
@@ -66,6 +79,7 @@ noncomputable def maxRatio {n : Nat} (y x : Vec n α) : α :=
       x (Classical.choose (exists_max_index h (fun i => y i / x i)))
   else 0
 
+omit [LT α] [Std.LawfulOrderLT α] [Lean.Grind.OrderedRing α] in
 /-- `minRatio` is a lower bound of the ratios and is attained. -/
 theorem minRatio_spec {n : Nat} (hn : 0 < n) (y x : Vec n α) :
     (∀ i, minRatio y x ≤ y i / x i) ∧ ∃ i, minRatio y x = y i / x i := by
@@ -128,6 +142,7 @@ noncomputable def lo {n : Nat} (A : Mat n n α) (k : Nat) : α :=
 noncomputable def hi {n : Nat} (A : Mat n n α) (k : Nat) : α :=
   maxRatio (Mat.mulVec A (piter A k)) (piter A k)
 
+omit [LT α] [Std.LawfulOrderLT α] [Lean.Grind.OrderedRing α] in
 /-- Unfolding `p_{k+1} = A p_k / m_k`. -/
 theorem piter_succ {n : Nat} (A : Mat n n α) (k : Nat) (i : Fin n) :
     piter A (k + 1) i = Mat.mulVec A (piter A k) i / lo A k := rfl
@@ -146,8 +161,8 @@ theorem piter_pos (hn : 0 < n) (hε : 0 < ε) (hA : ∀ i j, ε ≤ A i j) :
       mulVec_pos hε hA (fun j => Std.le_of_lt (ih j)) (k := ⟨0, hn⟩)
         (fun h => by have := ih ⟨0, hn⟩; grind) i
     obtain ⟨i0, hi0⟩ := (minRatio_spec hn (Mat.mulVec A (piter A k)) (piter A k)).2
-    have hlo : 0 < lo A k := by unfold lo; rw [hi0]; exact div_pos' (hy i0) (ih i0)
-    intro i; rw [piter_succ]; exact div_pos' (hy i) hlo
+    have hlo : 0 < lo A k := by unfold lo; rw [hi0]; exact div_pos (hy i0) (ih i0)
+    intro i; rw [piter_succ]; exact div_pos (hy i) hlo
 
 /-- `A p_k` is strictly positive. -/
 theorem mulVec_piter_pos (hn : 0 < n) (hε : 0 < ε) (hA : ∀ i j, ε ≤ A i j) (k : Nat)
@@ -159,7 +174,7 @@ theorem mulVec_piter_pos (hn : 0 < n) (hε : 0 < ε) (hA : ∀ i j, ε ≤ A i j
 theorem lo_pos (hn : 0 < n) (hε : 0 < ε) (hA : ∀ i j, ε ≤ A i j) (k : Nat) : 0 < lo A k := by
   obtain ⟨i0, hi0⟩ := (minRatio_spec hn (Mat.mulVec A (piter A k)) (piter A k)).2
   unfold lo; rw [hi0]
-  exact div_pos' (mulVec_piter_pos hn hε hA k i0) (piter_pos hn hε hA k i0)
+  exact div_pos (mulVec_piter_pos hn hε hA k i0) (piter_pos hn hε hA k i0)
 
 /-- `m_k p_k ≤ A p_k` entrywise. -/
 theorem lo_mul_le (hn : 0 < n) (hε : 0 < ε) (hA : ∀ i j, ε ≤ A i j) (k : Nat) (i : Fin n) :
@@ -273,7 +288,7 @@ noncomputable def contractRate (ε K : α) (n : Nat) : α := ε * ε / (K * K * 
 theorem contractRate_pos (hn : 0 < n) (hε : 0 < ε) {K : α} (hK : ε ≤ K) :
     0 < contractRate ε K n := by
   have hK0 : 0 < K := Std.lt_of_lt_of_le hε hK
-  exact div_pos' (Lean.Grind.OrderedRing.mul_pos hε hε)
+  exact div_pos (Lean.Grind.OrderedRing.mul_pos hε hε)
     (Lean.Grind.OrderedRing.mul_pos (Lean.Grind.OrderedRing.mul_pos hK0 hK0) (dimA_pos hn))
 
 /-- The contraction `M_{k+1} ≤ M_k − θ (M_k − m_k)`, `θ = ε² / (K² n)`. -/
@@ -292,7 +307,7 @@ theorem hi_succ_le_contract (hn : 0 < n) (hε : 0 < ε) (hA : ∀ i j, ε ≤ A 
     have hx0 : ∀ l, 0 ≤ piter A k l := fun l => Std.le_of_lt (hp l)
     have t1 := mulVec_le_mul_fsum hK hx0 i
     have t2 : ε * fsum n (piter A k) ≤ dimA n * (K * piter A k j) := by
-      rw [← fsum_mul_left, ← fsum_const]; exact fsum_le_fsum n _ _ hbal
+      rw [← fsum_mul_left, dimA_eq_natCast, ← fsum_const]; exact fsum_le_fsum n _ _ hbal
     have s1 := Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_left t1
       (Std.le_of_lt (Lean.Grind.OrderedRing.mul_pos hε hε))
     have s3 := Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_left t2

@@ -1,38 +1,61 @@
 module
 
 public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
 # Perron–Frobenius I: positivity propagation (Thm 3.8, steps 1–2)
 
+For a square matrix `A` with every entry `≥ ε > 0`: `A x > 0` entrywise for every nonnegative
+nonzero `x`, all powers `A^(k+1)` are entrywise positive (step 1), and a nonnegative nonzero
+eigenvector is strictly positive with a positive eigenvalue that is at least `ε` and at least
+`n ε · min x / max x` (step 2).
+
+## Main definitions
+
+* `dimA`: the dimension `n` as an element of `α` (`1 + ⋯ + 1`, equal to `Nat.cast n` by
+  `dimA_eq_natCast`).
+
+## Main statements
+
+* `exists_min_index`, `exists_max_index`, `exists_max_ratio`, `exists_min_ratio`: finite
+  extrema over `Fin n` (the ratio versions are used by every Collatz–Wielandt argument);
+* `mulVec_add`, `mulVec_sub`, `mulVec_smul`, `mulVec_neg`, `mulVec_le_mulVec`, `mulVec_nonneg`:
+  linearity and monotonicity of `Mat.mulVec` (general helpers);
+* `eps_mul_fsum_le_mulVec`, `mulVec_pos`: step 1, `(A x)_i ≥ ε · ∑_j x_j`, hence `A x > 0`;
+* `mpow_pos`: step 1, `A^(k+1)` (`Mat.pow`) is entrywise positive;
+* `eigvec_pos_of_nonneg`: step 2, a nonnegative nonzero eigenvector is strictly positive and
+  its eigenvalue positive;
+* `eps_le_eigenvalue`, `eigenvalue_mul_max_ge`: step 2, the eigenvalue is at least `ε` and at
+  least `n ε · min x / max x`.
+
+## Implementation notes
+
 Setting of the whole `Formal/Perron` series: an ordered field `α` (Lean core's
-`Lean.Grind.Field` with a linear order and `Lean.Grind.OrderedRing`, so mathlib's `ℝ`
-is an instance) and a square matrix `A : Mat n n α` with every entry `≥ ε > 0`, the
-positivity that Prop 3.7 establishes for the metric tensor `A_LM`.
+`Lean.Grind.Field` with a linear order and `Lean.Grind.OrderedRing`, so mathlib's `ℝ` is an
+instance) and a square matrix `A : Mat n n α` with every entry `≥ ε > 0`, the positivity that
+Prop 3.7 establishes for the metric tensor `A_LM`. The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` has no Perron–Frobenius statement ("Perron–Frobenius
+theory (Thm. 3.8, not yet in mathlib)"). Not covered here: eigenvalue comparison, uniqueness,
+dominance and existence (later files); quantitative lower bounds on the entries of `A^k`;
+vectors with negative entries.
 
-Proved here:
-* finite extrema over `Fin n` (`exists_min_index`, `exists_max_index`, and the ratio
-  versions used by every Collatz–Wielandt argument);
-* linearity and monotonicity of `Mat.mulVec` (general helpers, in a marked section);
-* Thm 3.8, step 1: `A x > 0` entrywise for every nonnegative nonzero `x`, and all powers
-  `A^(k+1)` are entrywise positive;
-* Thm 3.8, step 2: a nonnegative nonzero eigenvector is strictly positive, its eigenvalue
-  is positive, at least `ε`, and at least `n ε · min x / max x`.
+## References
 
-Not covered here: eigenvalue comparison, uniqueness, dominance and existence (later files).
+* Thm 3.8 (steps 1–2), Prop 3.7 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 (`A_LM`), §E (the authors' theorems).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
 
-set_option linter.unusedSectionVars false
-
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
 /-! ## Finite extrema over `Fin n` (general helpers) -/
 
+omit [Lean.Grind.Field α] [LT α] [Std.LawfulOrderLT α] [Lean.Grind.OrderedRing α] in
 /-- A function on a nonempty `Fin n` attains its minimum. -/
 theorem exists_min_index : ∀ {n : Nat}, 0 < n → ∀ f : Fin n → α, ∃ k, ∀ i, f k ≤ f i
   | 0, h, _ => absurd h (Nat.lt_irrefl 0)
@@ -80,21 +103,25 @@ theorem exists_min_ratio {n : Nat} (hn : 0 < n) {x : Fin n → α} (hx : ∀ i, 
 
 /-! ## `Mat.mulVec`: linearity and monotonicity (general helpers) -/
 
+omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- `A (x + y) = A x + A y`. -/
 theorem mulVec_add {m n : Nat} (A : Mat m n α) (x y : Vec n α) (i : Fin m) :
     Mat.mulVec A (fun j => x j + y j) i = Mat.mulVec A x i + Mat.mulVec A y i := by
   simp only [Mat.mulVec]; rw [← fsum_add]; apply fsum_congr; intro j; grind
 
+omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- `A (x − y) = A x − A y`. -/
 theorem mulVec_sub {m n : Nat} (A : Mat m n α) (x y : Vec n α) (i : Fin m) :
     Mat.mulVec A (fun j => x j - y j) i = Mat.mulVec A x i - Mat.mulVec A y i := by
   simp only [Mat.mulVec]; rw [← fsum_sub]; apply fsum_congr; intro j; grind
 
+omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- `A (c x) = c (A x)`. -/
 theorem mulVec_smul {m n : Nat} (A : Mat m n α) (c : α) (x : Vec n α) (i : Fin m) :
     Mat.mulVec A (fun j => c * x j) i = c * Mat.mulVec A x i := by
   simp only [Mat.mulVec]; rw [← fsum_mul_left]; apply fsum_congr; intro j; grind
 
+omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- `A (−x) = −(A x)`. -/
 theorem mulVec_neg {m n : Nat} (A : Mat m n α) (x : Vec n α) (i : Fin m) :
     Mat.mulVec A (fun j => -x j) i = -Mat.mulVec A x i := by
@@ -124,9 +151,15 @@ theorem fsum_pos {n : Nat} {x : Vec n α} (hx : ∀ j, 0 ≤ x j) {k : Fin n} (h
 /-- The dimension `n` as an element of `α` (`1 + ⋯ + 1`, i.e. `(n : α)`). -/
 noncomputable def dimA (n : Nat) : α := fsum n (fun _ : Fin n => (1 : α))
 
-/-- `fsum` of a constant is `n` times it. -/
-theorem fsum_const (n : Nat) (c : α) : fsum n (fun _ : Fin n => c) = dimA n * c := by
-  unfold dimA; rw [← fsum_mul_right]; apply fsum_congr; intro i; grind
+section NatCast
+attribute [local instance] Lean.Grind.Semiring.natCast
+
+omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
+/-- `dimA n` is the cast `(n : α)`. -/
+theorem dimA_eq_natCast (n : Nat) : (dimA n : α) = Nat.cast n := by
+  unfold dimA; rw [fsum_const]; grind
+
+end NatCast
 
 /-- `(n : α) > 0` for `n > 0`. -/
 theorem dimA_pos {n : Nat} (hn : 0 < n) : 0 < (dimA n : α) :=
@@ -140,7 +173,8 @@ theorem dimA_pos {n : Nat} (hn : 0 < n) : 0 < (dimA n : α) :=
 theorem eps_mul_fsum_le_mulVec {m n : Nat} {A : Mat m n α} {ε : α} (hA : ∀ i j, ε ≤ A i j)
     {x : Vec n α} (hx : ∀ j, 0 ≤ x j) (i : Fin m) : ε * fsum n x ≤ Mat.mulVec A x i := by
   rw [← fsum_mul_left]
-  exact fsum_le_fsum n _ _ (fun j => Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_right (hA i j) (hx j))
+  exact fsum_le_fsum n _ _
+    (fun j => Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_right (hA i j) (hx j))
 
 /-- Thm 3.8, step 1: an entrywise positive matrix (`A ≥ ε > 0`) maps every nonnegative
 nonzero vector to a strictly positive one. Does not cover: vectors with negative entries. -/
@@ -151,24 +185,19 @@ theorem mulVec_pos {m n : Nat} {A : Mat m n α} {ε : α} (hε : 0 < ε) (hA : �
   exact Std.lt_of_lt_of_le (Lean.Grind.OrderedRing.mul_pos hε (fsum_pos hx hk'))
     (eps_mul_fsum_le_mulVec hA hx i)
 
-/-- Powers `A^k` (`A^0 = 1`, `A^(k+1) = A · A^k`). -/
-noncomputable def mpow {n : Nat} (A : Mat n n α) : Nat → Mat n n α
-  | 0 => Mat.one n
-  | k + 1 => Mat.mul A (mpow A k)
-
 /-- Thm 3.8, step 1: every power `A^(k+1)` of an entrywise positive matrix is entrywise
 positive. Does not cover: quantitative lower bounds on the entries of `A^k`. -/
 theorem mpow_pos {n : Nat} {A : Mat n n α} {ε : α} (hε : 0 < ε) (hA : ∀ i j, ε ≤ A i j) :
-    ∀ k : Nat, ∀ i j, 0 < mpow A (k + 1) i j := by
+    ∀ k : Nat, ∀ i j, 0 < Mat.pow A (k + 1) i j := by
   intro k
   induction k with
   | zero =>
     intro i j
-    show 0 < Mat.mul A (Mat.one n) i j
-    rw [Mat.mul_one]; exact Std.lt_of_lt_of_le hε (hA i j)
+    rw [Mat.pow_one]; exact Std.lt_of_lt_of_le hε (hA i j)
   | succ k ih =>
     intro i j
-    show 0 < Mat.mulVec A (fun l => mpow A (k + 1) l j) i
+    rw [Mat.pow_succ']
+    show 0 < Mat.mulVec A (fun l => Mat.pow A (k + 1) l j) i
     exact mulVec_pos hε hA (fun l => Std.le_of_lt (ih l j)) (k := j)
       (fun h => by have := ih j j; grind) i
 
@@ -223,7 +252,7 @@ theorem eigenvalue_mul_max_ge {n : Nat} {A : Mat n n α} {ε : α} (hε : 0 < ε
   have hrpos := (eigvec_pos_of_nonneg hε hA hx hk hr).2
   have h1 := eps_mul_fsum_le_eigenvalue_mul hA hx hr k
   have h2 : fsum n (fun _ : Fin n => μ) ≤ fsum n x := fsum_le_fsum n _ _ hμ
-  rw [fsum_const] at h2
+  rw [fsum_const, ← dimA_eq_natCast] at h2
   have h3 := Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_left h2 (Std.le_of_lt hε)
   have h4 := Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_left (hX k) (Std.le_of_lt hrpos)
   have e : ε * (dimA n * μ) = dimA n * ε * μ := by grind

@@ -7,30 +7,45 @@ public import Formal.Metric
 /-!
 # Perron–Frobenius for the metric tensor `A_LM` (Thm 3.8)
 
-`IsPerronFrobenius S A r v y` bundles the whole conclusion of Thm 3.8 for a matrix `A`, a
-Perron root `r` and right/left Perron vectors `v`, `y`:
-positivity propagation and positive powers (step 1), positivity and uniqueness of
-nonnegative eigenvectors (steps 2, 4), the Collatz–Wielandt bounds (step 3), geometric
-simplicity on both sides (steps 4, 5), absence of generalized eigenvectors (step 7) and
-dominance over every real and complex eigenvalue (step 6).
+`IsPerronFrobenius` bundles the whole conclusion of Thm 3.8; it holds for every `A ≥ ε > 0`
+given positive right and left eigenpairs with the same eigenvalue (any ordered field), for every
+such `A` under `SupComplete α`, and in particular for every metric tensor
+`A_LM = iSwiGLU(W A + b) + ε` with a positive gate `σ` (the sigmoid) and `ε > 0`.
 
-* `isPerronFrobenius_of_pairs` — for any ordered field, given positive right and left
-  eigenpairs with the same eigenvalue (no completeness needed);
-* `perron_frobenius` — for every `A ≥ ε > 0`, under `SupComplete α` (step 8, existence);
-* `metricTensor_perron_frobenius` — Thm 3.8 as stated for PLGA: every metric tensor
-  `A_LM = iSwiGLU(W A + b) + ε` with a positive gate `σ` (the sigmoid) and `ε > 0`.
+## Main definitions
 
-Hypotheses enter only as structures satisfied by `ℝ`: `SupComplete` (least upper bounds)
-and `SqrtFn` (`Real.sqrt`, for moduli of complex eigenvalues). Not covered: algebraic
-multiplicity as a root multiplicity of the characteristic polynomial (no determinants in
-core Lean; step 7 is stated as the absence of Jordan blocks of size `≥ 2`).
+* `IsPerronFrobenius S A r v y`: for a matrix `A`, a Perron root `r` and right/left Perron
+  vectors `v`, `y`: positivity propagation and positive powers (step 1), positivity and
+  uniqueness of nonnegative eigenvectors (steps 2, 4), the Collatz–Wielandt bounds (step 3),
+  geometric simplicity on both sides (steps 4, 5), absence of generalized eigenvectors (step 7)
+  and dominance over every real and complex eigenvalue (step 6).
+
+## Main statements
+
+* `isPerronFrobenius_of_pairs`: for any ordered field, given positive right and left eigenpairs
+  with the same eigenvalue (no completeness needed);
+* `perron_frobenius`: for every `A ≥ ε > 0`, under `SupComplete α` (step 8, existence);
+* `metricTensor_perron_frobenius`: Thm 3.8 as stated for PLGA, every metric tensor `A_LM`;
+* `metricTensor_isPerronFrobenius_of_pairs`: the PLGA form without completeness.
+
+## Implementation notes
+
+Hypotheses enter only as structures satisfied by `ℝ`: `SupComplete` (least upper bounds) and
+`SqrtFn` (`Real.sqrt`, for moduli of complex eigenvalues). The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` lists Perron–Frobenius as "not yet in mathlib" and has no
+counterpart. Not covered: algebraic multiplicity as a root multiplicity of the characteristic
+polynomial (no determinants in core Lean; step 7 is stated as the absence of Jordan blocks of
+size `≥ 2`).
+
+## References
+
+* Thm 3.8 (steps 1–8), Def 3.1 and Prop 3.7 (`A_LM`) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 (metric tensor), §E (the authors' theorems).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
-
-set_option linter.unusedSectionVars false
 
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
@@ -53,7 +68,7 @@ structure IsPerronFrobenius (S : SqrtFn α) {n : Nat} (A : Mat n n α) (r : α) 
   positive_image : ∀ x : Vec n α, (∀ j, 0 ≤ x j) → ∀ k, x k ≠ 0 →
     ∀ i, 0 < Mat.mulVec A x i
   /-- step 1: all powers `A^(k+1)` are entrywise positive -/
-  pow_pos : ∀ k i j, 0 < mpow A (k + 1) i j
+  pow_pos : ∀ k i j, 0 < Mat.pow A (k + 1) i j
   /-- steps 2 and 4: a nonnegative nonzero eigenvector is positive and belongs to `r` -/
   nonneg_eigvec : ∀ (s : α) (x : Vec n α), (∀ j, 0 ≤ x j) → ∀ k, x k ≠ 0 →
     (∀ i, Mat.mulVec A x i = s * x i) → s = r ∧ ∀ i, 0 < x i

@@ -5,31 +5,43 @@ public import Formal.Perron.Collatz
 /-!
 # Perron–Frobenius III: uniqueness, simplicity, left = right (Thm 3.8, steps 4, 5, 7)
 
-For `A ≥ ε > 0` entrywise and a positive eigenpair `(r, v)` (`A v = r v`, `v > 0`):
+For `A ≥ ε > 0` entrywise and a positive eigenpair `(r, v)` (`A v = r v`, `v > 0`): every real
+`x` with `A x ≤ r x` (or `A x ≥ r x`) is a multiple of `v`; hence the Perron root is unique,
+geometrically simple, has no generalized eigenvector, and the left and right Perron roots agree.
 
-* `eq_smul_of_mulVec_le`, `eq_smul_of_mulVec_ge` — the "`w − t v` minimum argument":
-  every real `x` with `A x ≤ r x` (or `A x ≥ r x`) is a multiple of `v`;
-* `eigenvalue_eq_of_nonneg_eigvecs` — two nonnegative nonzero eigenvectors have the same
+## Main statements
+
+* `eq_smul_of_mulVec_le`, `eq_smul_of_mulVec_ge`: the "`w − t v` minimum argument";
+* `eigenvalue_eq_of_nonneg_eigvecs`: two nonnegative nonzero eigenvectors have the same
   eigenvalue (step 4, uniqueness of the Perron root);
-* `eq_smul_of_eigvec` — geometric simplicity: every real eigenvector for `r` is a
-  multiple of `v` (step 4);
-* `no_generalized_eigvec` — algebraic simplicity in the form available without
-  determinants: `(A − r)² w = 0 ⇒ (A − r) w = 0`, so `r` has no Jordan block of size `≥ 2`;
-  with geometric simplicity this is algebraic multiplicity one (step 7);
-* `dot_mulVec_eq_dot_transpose`, `left_right_root_eq` — left and right Perron roots agree
-  (step 5); the left versions of the statements are the same theorems applied to
-  `Mat.transpose A`, whose entries are also `≥ ε` (`transpose_entry_ge`).
+* `eq_smul_of_eigvec`: geometric simplicity: every real eigenvector for `r` is a multiple of
+  `v` (step 4);
+* `no_generalized_eigvec`: algebraic simplicity in the form available without determinants:
+  `(A − r)² w = 0 ⇒ (A − r) w = 0`, so `r` has no Jordan block of size `≥ 2`; with geometric
+  simplicity this is algebraic multiplicity one (step 7);
+* `dot_mulVec_eq_dot_transpose`, `left_right_root_eq`: left and right Perron roots agree
+  (step 5);
+* `transpose_entry_ge`, `eq_smul_of_left_eigvec`: the left versions, via `Mat.transpose A`,
+  whose entries are also `≥ ε`.
 
-Not covered: algebraic multiplicity as the multiplicity of a root of the characteristic
-polynomial (core Lean has no determinants); complex eigenvectors for `r` reduce to their real
-and imaginary parts, each covered by `eq_smul_of_eigvec`.
+## Implementation notes
+
+This file defines nothing. The left versions of the statements are the same theorems applied
+to `Mat.transpose A`. The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no
+counterpart. Not covered: algebraic multiplicity as the multiplicity of a root of the
+characteristic polynomial (core Lean has no determinants); complex eigenvectors for `r` reduce
+to their real and imaginary parts, each covered by `eq_smul_of_eigvec`; the normalization
+`yᵀ v = 1` of the Perron projector.
+
+## References
+
+* Thm 3.8 (steps 4, 5, 7) of the paper;
+* `../shared/spec/PLGA_SPEC.md` §E (the authors' theorems; Perron–Frobenius absent there).
 -/
 
 @[expose] public section
 
 namespace PLGA.Perron
-
-set_option linter.unusedSectionVars false
 
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
@@ -129,10 +141,13 @@ theorem no_generalized_eigvec {n : Nat} {A : Mat n n α} {ε : α} (hε : 0 < ε
 
 /-! ## Left and right (step 5) -/
 
+omit [Lean.Grind.Field α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α]
+  [Lean.Grind.OrderedRing α] in
 /-- The transpose of an entrywise-`≥ ε` matrix is entrywise `≥ ε`. -/
 theorem transpose_entry_ge {n : Nat} {A : Mat n n α} {ε : α} (hA : ∀ i j, ε ≤ A i j) :
     ∀ i j, ε ≤ Mat.transpose A i j := fun i j => hA j i
 
+omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- `yᵀ (A x) = (Aᵀ y)ᵀ x` (general helper). -/
 theorem dot_mulVec_eq_dot_transpose {n : Nat} (A : Mat n n α) (x y : Vec n α) :
     Mat.dot y (Mat.mulVec A x) = Mat.dot (Mat.mulVec (Mat.transpose A) y) x := by

@@ -3,25 +3,41 @@ module
 public import Formal.Rope.Commutant
 
 /-!
-# Collapse of PLGA-with-RoPE to SDPA-with-RoPE (paper Thm 5.4(ii), RoPE-aware, both directions)
+# Collapse of PLGA-with-RoPE to SDPA-with-RoPE (Thm 5.4(ii), RoPE-aware, both directions)
 
-With a constant energy-curvature operator `G*` (the v510Gi transplant, spec A.4/B), the
-PLGA-with-RoPE score between a query `q` at position `n` and a key `k` at position `n'` is
-`(R_n q)ᵀ G* (R_{n'} k) = qᵀ R_nᵀ G* R_{n'} k` (`plgaRopeScore`; the common `1/√d_k` factor is
-omitted). SDPA-with-RoPE under a reparametrized query projection `q ↦ M q` (i.e.
-`W_Q' = M W_Q`, `b_Q' = M b_Q`) scores `(R_n (M q))ᵀ (R_{n'} k)` (`sdpaRopeScore`).
+With a constant energy-curvature operator `G*` (the v510Gi transplant), the PLGA-with-RoPE score
+between a query `q` at position `n` and a key `k` at position `n'` is
+`(R_n q)ᵀ G* (R_{n'} k) = qᵀ R_nᵀ G* R_{n'} k`; SDPA-with-RoPE under a reparametrized query
+projection `q ↦ M q` (i.e. `W_Q' = M W_Q`, `b_Q' = M b_Q`) scores `(R_n (M q))ᵀ (R_{n'} k)`. Some
+reparametrization makes the two score functions equal for all query/key vectors and all positions
+**iff** `G*` is in the RoPE commutant; then `M = G*ᵀ` works.
 
-Proved:
-* `rope_collapse_iff`: some reparametrization `M` makes the two score functions equal for all
-  query/key vectors and all positions **iff** `G*` is in the RoPE commutant; then `M = G*ᵀ`
-  works (the "if" direction goes through `scoreForm_of_commutes`, Theorem 2);
-* `commutes_of_rope_collapse`: the "only if" direction holds even for an arbitrary
-  (nonlinear) position-independent query map `f`, and `rope_collapse_query_map` shows `f` is
-  then forced to be `q ↦ G*ᵀ q`.
-No non-resonance is needed here; combined with `commutes_iff_eq_commEmbed` the collapsing
-`G*` are exactly `blockdiag_j (a_j·1 + b_j·J)` under non-resonance.
-Not covered: softmax/value level (equal score rows give equal attention rows; that step is
-the other engineer's `Formal/Attention/*`), and batching/masking.
+## Main definitions
+
+* `plgaRopeScore`: `(R_n q)ᵀ G (R_{n'} k)` (the common `1/√d_k` factor is omitted);
+* `sdpaRopeScore`: `(R_n q)ᵀ (R_{n'} k)`.
+
+## Main statements
+
+* `plgaRopeScore_eq`, `sdpaRopeScore_eq`: the scores as bilinear forms (`qᵀ R_{n'-n} k` for SDPA);
+* `rope_collapse_of_commutes`: the "if" direction (through `scoreForm_of_commutes`, Theorem 2);
+* `commutes_of_rope_collapse`: the "only if" direction, even for an arbitrary (nonlinear)
+  position-independent query map `f`;
+* `rope_collapse_query_map`: `f` is then forced to be `q ↦ G*ᵀ q`;
+* `rope_collapse_iff`: both directions.
+
+## Implementation notes
+
+No non-resonance is needed here; combined with `commutes_iff_eq_commEmbed` the collapsing `G*` are
+exactly `blockdiag_j (a_j·1 + b_j·J)` under non-resonance. The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` has no counterpart and lists the necessity direction as
+not formalized. Not covered: softmax/value level (equal score rows give equal attention rows;
+that step is in `Formal/Attention/Absorb.lean`), and batching/masking.
+
+## References
+
+* Thm 5.4(ii), Prop 4.1 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 (attention with RoPE), §B (the v510Gi transplant).
 -/
 
 @[expose] public section

@@ -1,30 +1,52 @@
 module
 
+public import Formal.Data.FinBij
 public import Formal.Rope.Rotation
 
 /-!
-# The non-resonant RoPE commutant (paper Prop 4.1, all blocks)
+# The non-resonant RoPE commutant (Prop 4.1, all blocks)
 
-Over a field `α` with `2 ≠ 0`, for an abstract rotation family `ρ` (see `Rotation.lean`):
+Over a field `α` with `2 ≠ 0`, for an abstract rotation family `ρ` (see
+`Formal/Rope/Rotation.lean`): under non-resonance, the matrices commuting with every `R_n` are
+exactly the block-diagonal matrices with blocks `a_j·1 + b_j·J`, and `α^m × α^m ≃ commutant` by an
+explicit linear bijection — the formal content of "the commutant has dimension `2m = d_k`".
+
+## Main definitions
+
+* `NonResonant ρ`: distinct planes are separated by the cosine at some position, and every plane
+  has a position with nonzero sine;
+* `commEmbed a b = blockdiag_j (a_j·1 + b_j·J)`, `commCoords G`: the parametrization and its
+  coordinates;
+* `commutantBij`: the explicit bijection `α^m × α^m ≃ {G | ∀ n, G R_n = R_n G}`.
+
+## Main statements
 
 * Theorem 3, `offDiag_block_eq_zero`: if planes `j`, `k` are separated at some position
-  (`c j n ≠ c k n`), every 2×2 block `X` with `rot_j(n) X = X rot_k(n)` for all `n` is zero.
-  The proof uses the positions `n` and `-n`: adding the two equations gives
-  `2 (c_j n - c_k n) X = 0`. (The hypothesis `2 ≠ 0` is necessary: over a field of
-  characteristic 2 the family `rot_j = 1`, `rot_k(n) = 1 + (n mod 2)·[[1,1],[1,1]]` has
-  `c_j 1 ≠ c_k 1` but has the nonzero intertwiner `[[1,1],[1,1]]`.)
+  (`c j n ≠ c k n`), every 2×2 block `X` with `rot_j(n) X = X rot_k(n)` for all `n` is zero. The
+  proof uses the positions `n` and `-n`: adding the two equations gives
+  `2 (c_j n - c_k n) X = 0`;
 * Theorem 4, `diag_block_commutes_iff`: if `s j n ≠ 0` for some `n`, the blocks commuting with
-  every `rot_j(n)` are exactly `a·1 + b·J` (`M2.rot a b`).
-* Theorem 5, `commutes_iff_eq_commEmbed`: under non-resonance (`NonResonant`: both separations
-  for all planes), `{G | ∀ n, G R_n = R_n G}` is exactly the block-diagonal matrices with
-  blocks `a_j·1 + b_j·J`; `commutantBij` is the explicit bijection
-  `α^m × α^m ≃ commutant`, linear by `commEmbed_add`/`commEmbed_smul` — the formal content of
-  "the commutant has dimension `2m = d_k`". The complement count is in `Kernel.lean`.
+  every `rot_j(n)` are exactly `a·1 + b·J` (`M2.rot a b`);
+* Theorem 5, `commutes_iff_eq_commEmbed`: under `NonResonant` (both separations for all planes),
+  `{G | ∀ n, G R_n = R_n G}` is exactly the image of `commEmbed`; `commEmbed_commutes` (⊇, no
+  non-resonance needed), `commEmbed_commCoords` (⊆, reconstruction form);
+* `commEmbed_injective`, `commEmbed_add`, `commEmbed_smul`: `commutantBij` is linear.
 
-Non-resonance of the real frequencies `θ_j = Θ^{-2j/d_k}` is a fact about real cos/sin that
-core Lean cannot state: it is the hypothesis `NonResonant ρ` here (for the reference
-configuration position `n = 1` already witnesses both conditions, since `0 < θ_j ≤ 1 < π`
-are distinct; the cross-check harness certifies this numerically).
+## Implementation notes
+
+The hypothesis `2 ≠ 0` is necessary: over a field of characteristic 2 the family `rot_j = 1`,
+`rot_k(n) = 1 + (n mod 2)·[[1,1],[1,1]]` has `c_j 1 ≠ c_k 1` but has the nonzero intertwiner
+`[[1,1],[1,1]]`. Non-resonance of the real frequencies `θ_j = Θ^{-2j/d_k}` is a fact about real
+cos/sin that core Lean cannot state: it is the hypothesis `NonResonant ρ` here (for the reference
+configuration position `n = 1` already witnesses both conditions, since `0 < θ_j ≤ 1 < π` are
+distinct; the cross-check harness certifies this numerically). The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` has only `commute_rot_iff` (single block) and lists the
+multi-block commutant as not formalized. The complement count is in `Formal/Rope/Kernel.lean`.
+
+## References
+
+* Prop 4.1 of the paper (commutant);
+* `../shared/spec/PLGA_SPEC.md` §A.4.2 (RoPE frequencies), §E (the authors' theorems).
 -/
 
 @[expose] public section
@@ -87,7 +109,8 @@ theorem diag_block_commutes_iff (j : Fin m) (hs : ∃ n, ρ.s j n ≠ 0) (X : M2
 noncomputable def commEmbed (a b : Fin m → α) : BMat m α := BMat.bdiag (fun j => M2.rot (a j) (b j))
 
 /-- The coordinates `(a_j, b_j) = (G_{(j,0),(j,0)}, G_{(j,1),(j,0)})` of a commutant element. -/
-def commCoords (G : BMat m α) : (Fin m → α) × (Fin m → α) := (fun j => G j 0 j 0, fun j => G j 1 j 0)
+def commCoords (G : BMat m α) : (Fin m → α) × (Fin m → α) :=
+  (fun j => G j 0 j 0, fun j => G j 1 j 0)
 
 /-- Paper Prop 4.1 (⊇): every `blockdiag_j (a_j·1 + b_j·J)` commutes with all `R_n` (no
 non-resonance needed). Not covered: the converse (`commutes_iff_eq_commEmbed`). -/
@@ -97,7 +120,8 @@ theorem commEmbed_commutes (a b : Fin m → α) : Commutes ρ (commEmbed a b) :=
   rw [BMat.bdiag_mul_bdiag, BMat.bdiag_mul_bdiag]
   congr; funext j; exact M2.rot_mul_rot_comm _ _ _ _
 
-/-- A commuting `G` intertwines the plane rotations blockwise: `rot_j(n) G_{jk} = G_{jk} rot_k(n)`. -/
+/-- A commuting `G` intertwines the plane rotations blockwise:
+`rot_j(n) G_{jk} = G_{jk} rot_k(n)`. -/
 theorem block_intertwines {G : BMat m α} (hG : Commutes ρ G) (j k : Fin m) (n : Int) :
     M2.mul (ρ.rot j n) (G.block j k) = M2.mul (G.block j k) (ρ.rot k n) := by
   have e := congrArg (fun H => BMat.block H j k) (hG n)
@@ -147,7 +171,8 @@ theorem commEmbed_injective {a b a' b' : Fin m → α} (h : commEmbed a b = comm
 
 /-- `commEmbed` is additive. -/
 theorem commEmbed_add (a b a' b' : Fin m → α) :
-    commEmbed (fun j => a j + a' j) (fun j => b j + b' j) = BMat.add (commEmbed a b) (commEmbed a' b') := by
+    commEmbed (fun j => a j + a' j) (fun j => b j + b' j)
+      = BMat.add (commEmbed a b) (commEmbed a' b') := by
   funext j r k s
   simp only [commEmbed, BMat.bdiag, BMat.add]
   by_cases h : j = k

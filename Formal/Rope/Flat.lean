@@ -4,32 +4,53 @@ public import Formal.Rope.Commutant
 public import Formal.Data.Matrix
 
 /-!
-# The interleaved convention: pair indices `(j, r)` ↔ flat coordinates `2j + r`
+# The interleaved convention: pair indices `(j, r)` ↔ flat coordinates `2j + r` (Prop 4.1)
 
 The RoPE files index a head of size `d_k = 2m` by pairs `(j, r) : Fin m × Fin 2`. This file
-states, once, the equivalence with the flat interleaved index of spec A.4.2
-(pairs `(2j, 2j+1)`, torchtune's `RotaryPositionalEmbeddings`): `flatIdx j r = 2j + r`, with
-inverse `i ↦ (i / 2, i % 2)`, and transports matrices and vectors to the project's
-`PLGA.Mat (2m) (2m)` / `PLGA.Vec (2m)` (`BMat.toFlat`, `BMat.ofFlat`, `BVec.toFlat`, …), with
-products, matrix–vector products and transposes preserved. Consequences in flat form:
+states, once, the equivalence with the flat interleaved index of the spec (pairs `(2j, 2j+1)`,
+torchtune's `RotaryPositionalEmbeddings`): `flatIdx j r = 2j + r`, with inverse
+`i ↦ (i / 2, i % 2)`, and transports matrices and vectors to the project's `PLGA.Mat (2m) (2m)` /
+`PLGA.Vec (2m)`, with products, matrix–vector products and transposes preserved; Prop 4.1 then
+holds verbatim for flat matrices.
 
-* `flatRope_mulVec_even`/`_odd`: the flat `R_n` acts exactly as spec A.4.2,
+## Main definitions
+
+* `flatIdx`, `planeOf`, `parityOf`: `2j + r` and its inverse `i ↦ (i / 2, i % 2)`;
+* `BMat.toFlat`, `BMat.ofFlat`, `BVec.toFlat`, `BVec.ofFlat`: the transports;
+* `flatRope`: the RoPE matrix in flat interleaved coordinates.
+
+## Main statements
+
+* `BMat.toFlat_ofFlat`, `BMat.ofFlat_toFlat`, `BMat.toFlat_transpose`, `BMat.toFlat_mul`,
+  `BMat.toFlat_mulVec`: the transports are inverse and preserve the operations;
+* `flatRope_mulVec_even`/`_odd`: the flat `R_n` acts exactly as spec §A.4.2,
   `x'_{2j} = c x_{2j} - s x_{2j+1}`, `x'_{2j+1} = s x_{2j} + c x_{2j+1}`;
+* `flat_commutes_iff`: commuting in flat and in pair coordinates agree;
 * `flat_commutes_iff_eq_commEmbed`: Prop 4.1's commutant characterization for flat matrices;
 * `flat_isRelative_iff_commutes`: Prop 4.1's relative ⇔ commute for flat matrices.
 
-Not covered: the half-split (non-interleaved) RoPE convention.
+## Implementation notes
+
+This pins the interleaved convention of the authors' code; the authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` states its `rot` lemmas for one 2×2 block only. Not
+covered: the half-split (non-interleaved) RoPE convention.
+
+## References
+
+* Prop 4.1 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4.2 (interleaved RoPE).
 -/
 
 @[expose] public section
 
-namespace PLGA.Rope
+namespace PLGA
 
 universe u
 variable {α : Type u} {m : Nat}
 
 /-- Flat interleaved coordinate `2j + r` of the pair index `(j, r)`. -/
-def flatIdx (j : Fin m) (r : Fin 2) : Fin (2 * m) := ⟨2 * j.val + r.val, by have := j.isLt; have := r.isLt; omega⟩
+def flatIdx (j : Fin m) (r : Fin 2) : Fin (2 * m) :=
+  ⟨2 * j.val + r.val, by have := j.isLt; have := r.isLt; omega⟩
 
 /-- The plane `i / 2` of a flat coordinate. -/
 def planeOf (i : Fin (2 * m)) : Fin m := ⟨i.val / 2, by have := i.isLt; omega⟩
@@ -43,7 +64,8 @@ def parityOf (i : Fin (2 * m)) : Fin 2 := ⟨i.val % 2, by omega⟩
 @[simp] theorem parityOf_flatIdx (j : Fin m) (r : Fin 2) : parityOf (flatIdx j r) = r := by
   apply Fin.ext; show (2 * j.val + r.val) % 2 = r.val; have := r.isLt; omega
 
-@[simp] theorem flatIdx_planeOf_parityOf (i : Fin (2 * m)) : flatIdx (planeOf i) (parityOf i) = i := by
+@[simp] theorem flatIdx_planeOf_parityOf (i : Fin (2 * m)) :
+    flatIdx (planeOf i) (parityOf i) = i := by
   apply Fin.ext; show 2 * (i.val / 2) + i.val % 2 = i.val; omega
 
 /-- A pair-indexed matrix as a flat `2m × 2m` matrix. -/
@@ -51,7 +73,8 @@ def BMat.toFlat (G : BMat m α) : Mat (2 * m) (2 * m) α :=
   fun i i' => G (planeOf i) (parityOf i) (planeOf i') (parityOf i')
 
 /-- A flat `2m × 2m` matrix as a pair-indexed matrix. -/
-def BMat.ofFlat (A : Mat (2 * m) (2 * m) α) : BMat m α := fun j r k s => A (flatIdx j r) (flatIdx k s)
+def BMat.ofFlat (A : Mat (2 * m) (2 * m) α) : BMat m α :=
+  fun j r k s => A (flatIdx j r) (flatIdx k s)
 
 /-- A pair-indexed vector as a flat vector. -/
 def BVec.toFlat (v : BVec m α) : Vec (2 * m) α := fun i => v (planeOf i) (parityOf i)
@@ -109,6 +132,11 @@ theorem BMat.bdiag_mulVec (D : Fin m → M2 α) (v : BVec m α) (j : Fin m) (r :
   · intro l hl; have : j ≠ l := fun e => hl e.symm
     simp only [BMat.bdiag, this, if_false]; constructor <;> grind
 
+end PLGA
+
+namespace PLGA.Rope
+
+variable {α : Type u} {m : Nat} [Lean.Grind.CommRing α]
 variable (ρ : RotFamily α m)
 
 /-- The RoPE matrix in flat interleaved coordinates. -/
@@ -120,18 +148,20 @@ theorem flatRope_mulVec (n : Int) (x : Vec (2 * m) α) :
 
 /-- Spec A.4.2, even coordinate: `(R_n x)_{2j} = c_j(n) x_{2j} - s_j(n) x_{2j+1}`. -/
 theorem flatRope_mulVec_even (n : Int) (x : Vec (2 * m) α) (j : Fin m) :
-    Mat.mulVec (flatRope ρ n) x (flatIdx j 0) = ρ.c j n * x (flatIdx j 0) - ρ.s j n * x (flatIdx j 1) := by
+    Mat.mulVec (flatRope ρ n) x (flatIdx j 0)
+      = ρ.c j n * x (flatIdx j 0) - ρ.s j n * x (flatIdx j 1) := by
   rw [flatRope_mulVec]
-  simp only [BVec.toFlat, planeOf_flatIdx, parityOf_flatIdx, ropeMat, BMat.bdiag_mulVec, BVec.ofFlat,
-    RotFamily.rot, M2.rot_00, M2.rot_01]
+  simp only [BVec.toFlat, planeOf_flatIdx, parityOf_flatIdx, ropeMat, BMat.bdiag_mulVec,
+    BVec.ofFlat, RotFamily.rot, M2.rot_00, M2.rot_01]
   grind
 
 /-- Spec A.4.2, odd coordinate: `(R_n x)_{2j+1} = s_j(n) x_{2j} + c_j(n) x_{2j+1}`. -/
 theorem flatRope_mulVec_odd (n : Int) (x : Vec (2 * m) α) (j : Fin m) :
-    Mat.mulVec (flatRope ρ n) x (flatIdx j 1) = ρ.s j n * x (flatIdx j 0) + ρ.c j n * x (flatIdx j 1) := by
+    Mat.mulVec (flatRope ρ n) x (flatIdx j 1)
+      = ρ.s j n * x (flatIdx j 0) + ρ.c j n * x (flatIdx j 1) := by
   rw [flatRope_mulVec]
-  simp only [BVec.toFlat, planeOf_flatIdx, parityOf_flatIdx, ropeMat, BMat.bdiag_mulVec, BVec.ofFlat,
-    RotFamily.rot, M2.rot_10, M2.rot_11]
+  simp only [BVec.toFlat, planeOf_flatIdx, parityOf_flatIdx, ropeMat, BMat.bdiag_mulVec,
+    BVec.ofFlat, RotFamily.rot, M2.rot_10, M2.rot_11]
 
 /-- Commuting with every flat `R_n` is the same as the pair-indexed `BMat.ofFlat A` commuting with
 every `R_n` (Prop 4.1 transported to flat coordinates). Not covered: nothing further. -/

@@ -1,24 +1,44 @@
 module
 
 public import Formal.Rope.Projection
-public import Formal.Rope.FinBij
+public import Formal.Data.FinBij
 
 /-!
-# Dimension counts: commutant `d_k`, absolute-position-sensitive part `d_k² - d_k`
+# Dimension counts: commutant `d_k`, absolute-position-sensitive part `d_k² - d_k` (Prop 4.1)
 
-Paper Prop 4.1 counts, per head, a commutant of real dimension `d_k` and
-`d_k² - d_k` absolute-position-sensitive directions (`4032` at `d_k = 64`). Core Lean has no
-dimension theory, so the counts are stated as explicit bijections with `α^N` for a computed `N`:
+Prop 4.1 counts, per head, a commutant of real dimension `d_k` and `d_k² - d_k`
+absolute-position-sensitive directions (`4032` at `d_k = 64`). Core Lean has no dimension theory,
+so the counts are stated as explicit bijections with `α^N` for a computed `N`.
 
-* `commutantBijFin`: `α^{2m} ≃ {G | ∀ n, G R_n = R_n G}` (non-resonance, `2 ≠ 0`);
-* `kernelBij`: the kernel of the commutant projection `Π` is parametrized by the index type
-  `KerIdx m = (off-diagonal block pairs (j, k), j ≠ k, × 4 entries) ⊕ (m diagonal blocks × 2)`:
-  an off-diagonal block is free, a diagonal block in the kernel is `[[x, y], [y, -x]]`;
-* `kerIdxBij`: `KerIdx m ≃ Fin ((2m)² - 2m)`, so `kernelBijFin`:
-  `α^{(2m)² - 2m} ≃ ker Π`; `kernel_dim_reference`: `(2·32)² - 2·32 = 4032`.
+## Main definitions
 
-Not covered: dimension as an invariant (no basis-independence statement); the counts are
-the explicit parametrizations above.
+* `skipIdx`, `unskipIdx`: the `t`-th plane index different from `j`, and its inverse;
+* `KerIdx m`: the free coordinates of the kernel of the commutant projection `Π`,
+  `(off-diagonal block pairs (j, k), j ≠ k, × 4 entries) ⊕ (m diagonal blocks × 2)`;
+* `kblock`, `kerEmbed`, `kerCoords`: a diagonal block in the kernel is `[[x, y], [y, -x]]`, an
+  off-diagonal block is free;
+* `kernelBij`: `(KerIdx m → α) ≃ ker Π`; `kerIdxBij`: `KerIdx m ≃ Fin ((2m)² - 2m)`;
+* `kernelBijFin`: `α^{(2m)² - 2m} ≃ ker Π`;
+* `pairSplit`, `commutantBijFin`: `α^{2m} ≃ {G | ∀ n, G R_n = R_n G}` (non-resonance, `2 ≠ 0`).
+
+## Main statements
+
+* `proj_kerEmbed`, `kerCoords_kerEmbed`, `kerEmbed_kerCoords`: `kerEmbed` lands in `ker Π` and
+  is a bijection onto it (`2 ≠ 0`);
+* `kerIdx_count`: `m(m-1)·4 + 2m = (2m)² - 2m`, the count `d_k² - d_k`;
+* `kernel_dim_reference`: `(2·32)² - 2·32 = 4032`;
+* `commutant_add_kernel_count`: commutant and kernel coordinates fill the `(2m)²` entries.
+
+## Implementation notes
+
+The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered:
+dimension as an invariant (no basis-independence statement); the counts are the explicit
+parametrizations above.
+
+## References
+
+* Prop 4.1 of the paper (the counts `d_k`, `d_k² - d_k`);
+* `../shared/spec/PLGA_SPEC.md` §A.0 (`d_k = 64`), §A.4.2 (RoPE).
 -/
 
 @[expose] public section
@@ -118,7 +138,8 @@ theorem kerEmbed_kerCoords (h2 : (2 : α) ≠ 0) {G : BMat m α} (hG : proj G = 
 /-- **Paper Prop 4.1, the absolute-position-sensitive part is parametrized.** The explicit
 bijection `(KerIdx m → α) ≃ ker Π` (`2 ≠ 0`). Not covered: linear-algebraic dimension as an
 invariant. -/
-noncomputable def kernelBij (h2 : (2 : α) ≠ 0) : Bij (KerIdx m → α) {G : BMat m α // proj G = BMat.zero} where
+noncomputable def kernelBij (h2 : (2 : α) ≠ 0) :
+    Bij (KerIdx m → α) {G : BMat m α // proj G = BMat.zero} where
   toFun p := ⟨kerEmbed p, proj_kerEmbed p⟩
   invFun G := kerCoords G.1
   left_inv p := kerCoords_kerEmbed p

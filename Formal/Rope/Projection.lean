@@ -3,26 +3,46 @@ module
 public import Formal.Rope.Commutant
 
 /-!
-# The commutant projection `Π` and the Frobenius-orthogonal split (paper Prop 4.1)
+# The commutant projection `Π` and the Frobenius-orthogonal split (Prop 4.1, audit D2)
 
 `proj G` keeps, in each diagonal block `(j, j)`, only its `a·1 + b·J` part with
-`a = (G_{00} + G_{11})/2`, `b = (G_{10} - G_{01})/2`, and zeroes every off-diagonal block.
-This is the commutant projection used by the audit's commutant residual
-`ρ(G) = ‖G - Π G‖_F / ‖G‖_F` (spec D2: there `Π` keeps the entries with equal RoPE frequency in
-the complex eigenbasis, which for a non-resonant spectrum is exactly this map).
+`a = (G_{00} + G_{11})/2`, `b = (G_{10} - G_{01})/2`, and zeroes every off-diagonal block. Over a
+field with `2 ≠ 0` it is an idempotent projection onto the RoPE commutant whose kernel is the
+Frobenius-orthogonal complement, every nonzero kernel element is absolute-position sensitive, and
+`G` is relative iff its residual `G - Π G` vanishes.
 
-Proved (Theorem 6 of the assignment), over a field with `2 ≠ 0`:
+## Main definitions
+
+* `proj G`: the commutant projection `Π`.
+
+## Main statements
+
+Theorem 6 of the assignment, over a field with `2 ≠ 0`:
+
 * `proj_commutes`: `Π G` always lies in the commutant; `proj_proj`: `Π` is idempotent;
 * `proj_eq_self_iff`: `Π G = G` iff `G` commutes with all `R_n` (non-resonance);
 * `proj_eq_zero_iff_orthogonal`, `proj_eq_zero_iff_orthogonal_commutant`: the kernel of `Π` is
   the Frobenius-orthogonal complement of the commutant;
-* `proj_add_sub`, `proj_sub_proj`, `frob_proj_sub`: `G = Π G + (G - Π G)`, the second part in
-  the kernel, the two parts Frobenius-orthogonal;
+* `proj_add_sub`, `proj_sub_proj`, `frob_proj_sub`: `G = Π G + (G - Π G)`, the second part in the
+  kernel, the two parts Frobenius-orthogonal;
 * `not_isRelative_of_proj_eq_zero`: every nonzero kernel element gives absolute-position
-  dependent scores (the "absolute-position-sensitive part"), and
-  `isRelative_iff_sub_proj_eq_zero`: `G` is relative iff its residual `G - Π G` vanishes.
-The coordinate count of the kernel is in `Kernel.lean`.
-Not covered: the audit's complex-eigenbasis formula itself (it is numerics, not Lean).
+  dependent scores (the "absolute-position-sensitive part");
+* `isRelative_iff_sub_proj_eq_zero`: `G` is relative iff its residual `G - Π G` vanishes.
+
+## Implementation notes
+
+This is the commutant projection used by the audit's commutant residual
+`ρ(G) = ‖G - Π G‖_F / ‖G‖_F` (spec §D, D2: there `Π` keeps the entries with equal RoPE frequency
+in the complex eigenbasis, which for a non-resonant spectrum is exactly this map;
+`pyref.analysis.commutant_residual` is fuzzed against it). The coordinate count of the kernel is
+in `Formal/Rope/Kernel.lean`. The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has
+no counterpart. Not covered: the audit's complex-eigenbasis formula itself (it is numerics, not
+Lean).
+
+## References
+
+* Prop 4.1 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §D (audit quantity D2, commutant residual).
 -/
 
 @[expose] public section
@@ -38,7 +58,8 @@ noncomputable def proj (G : BMat m α) : BMat m α :=
 
 theorem proj_apply_diag (G : BMat m α) (j : Fin m) :
     proj G j 0 j 0 = (G j 0 j 0 + G j 1 j 1) / 2 ∧ proj G j 1 j 1 = (G j 0 j 0 + G j 1 j 1) / 2 ∧
-    proj G j 1 j 0 = (G j 1 j 0 - G j 0 j 1) / 2 ∧ proj G j 0 j 1 = -((G j 1 j 0 - G j 0 j 1) / 2) := by
+    proj G j 1 j 0 = (G j 1 j 0 - G j 0 j 1) / 2
+      ∧ proj G j 0 j 1 = -((G j 1 j 0 - G j 0 j 1) / 2) := by
   refine ⟨?_, ?_, ?_, ?_⟩ <;>
     simp only [proj, commEmbed, BMat.bdiag, if_true, M2.rot_00, M2.rot_01, M2.rot_10, M2.rot_11]
 
@@ -67,7 +88,8 @@ Not covered: nothing further. -/
 theorem proj_commutes (G : BMat m α) : Commutes ρ (proj G) := commEmbed_commutes ρ _ _
 
 /-- `Π` fixes every `blockdiag_j (a_j·1 + b_j·J)`. -/
-theorem proj_commEmbed (h2 : (2 : α) ≠ 0) (a b : Fin m → α) : proj (commEmbed a b) = commEmbed a b := by
+theorem proj_commEmbed (h2 : (2 : α) ≠ 0) (a b : Fin m → α) :
+    proj (commEmbed a b) = commEmbed a b := by
   simp only [proj]
   have ha : (fun j => (commEmbed a b j 0 j 0 + commEmbed a b j 1 j 1) / 2) = a := by
     funext j; simp only [commEmbed, BMat.bdiag, if_true, M2.rot_00, M2.rot_11]; grind

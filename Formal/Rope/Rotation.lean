@@ -1,31 +1,50 @@
 module
 
-public import Formal.Rope.Block
+public import Formal.Data.Block
 
 /-!
-# The RoPE rotation family `R_n` and the relative-position criterion
+# The RoPE rotation family `R_n` and the relative-position criterion (Prop 4.1)
 
 RoPE acts on each head (dimension `d_k = 2m`) as `R_n = blockdiag_j rot(n θ_j)` on the
-interleaved pairs `(2j, 2j+1)`, with `rot φ = [[cos φ, -sin φ], [sin φ, cos φ]]` and, in
-the reference model, `θ_j = Θ^{-2j/d_k}`, `Θ = 10^4` (spec A.4.2). Core Lean has no `cos`/`sin`,
-so the rotation family is a hypothesis structure `RotFamily α m`: for each plane `j` and
-position `n : Int` a pair `(c j n, s j n)` with `c² + s² = 1` and the group law
-`rot_j(n) rot_j(n') = rot_j(n + n')` (its two scalar components). `rot_j(0) = 1` and
-`rot_j(-n) = rot_j(n)ᵀ` are *derived* (`c_zero`, `s_zero`, `c_neg`, `s_neg`). The real family
-`c j n = Real.cos (n * θ j)`, `s j n = Real.sin (n * θ j)` is an instance via
-`Real.cos_sq_add_sin_sq`, `Real.cos_add`, `Real.sin_add` (after `push_cast; ring_nf` of the
-argument); no theorem needs changing.
+interleaved pairs `(2j, 2j+1)`, with `rot φ = [[cos φ, -sin φ], [sin φ, cos φ]]` and, in the
+reference model, `θ_j = Θ^{-2j/d_k}`, `Θ = 10^4`. The matrices `R_n` form an orthogonal group
+representation, and (Prop 4.1, first part) the score form `(n, n') ↦ R_nᵀ G R_{n'}` depends only
+on `n' - n` iff `G` commutes with every `R_n` — both directions, any `G`, no non-resonance needed.
 
-Proved (paper Prop 4.1, first part; spec E lists only the single-block `rot` lemmas and only
-"commute ⇒ relative" as proved by the authors):
+## Main definitions
+
+* `RotFamily α m`: an abstract rotation family, for each plane `j` and position `n : Int` a pair
+  `(c j n, s j n)` with `c² + s² = 1` and the group law `rot_j(n) rot_j(n') = rot_j(n + n')`;
+* `rot`, `ropeMat`: the 2×2 rotation of plane `j` and `R_n = blockdiag_j rot_j(n)`
+  (pair-indexed);
+* `Commutes G`: `G R_n = R_n G` for all positions `n`;
+* `scoreForm G n n' = R_nᵀ G R_{n'}`, `IsRelative G`: the score form depends only on `n' - n`.
+
+## Main statements
+
 * Theorem 1: `ropeMat_mul` (`R_n R_{n'} = R_{n+n'}`), `ropeMat_zero`, `ropeMat_transpose`
   (`R_nᵀ = R_{-n}`), `ropeMat_orthogonal`, `ropeMat_orthogonal'`;
-* Theorem 2: `isRelative_iff_commutes` — the score form `(n, n') ↦ R_nᵀ G R_{n'}` depends only
-  on `n' - n` iff `G` commutes with every `R_n` (both directions, any `G`, no non-resonance
-  needed), and the translation-invariance variant `translationInvariant_iff_commutes`.
+* `c_zero`, `s_zero`, `c_neg`, `s_neg`: `rot_j(0) = 1` and `rot_j(-n) = rot_j(n)ᵀ` are derived;
+* `scoreForm_of_commutes`: "commute ⇒ relative" with `R_nᵀ G R_{n'} = G R_{n'-n}`;
+* Theorem 2: `isRelative_iff_commutes`: relative ⇔ commute (Prop 4.1), and the
+  translation-invariance variant `translationInvariant_iff_commutes`.
 
-Not covered here: the explicit description of the commutant (that needs non-resonance; see
-`Formal/Rope/Commutant.lean`).
+## Implementation notes
+
+Core Lean has no `cos`/`sin`, so the rotation family is the hypothesis structure `RotFamily`
+(its group law written as its two scalar components), not an axiom. The real family
+`c j n = Real.cos (n * θ j)`, `s j n = Real.sin (n * θ j)` is an instance via
+`Real.cos_sq_add_sin_sq`, `Real.cos_add`, `Real.sin_add` (after `push_cast; ring_nf` of the
+argument); no theorem needs changing. Counterparts in the authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` (spec §E): only the single-block `rot` lemmas (`rot_zero`,
+`rot_mul`, `rot_transpose`, `rot_orthogonal`) and only "commute ⇒ relative"
+(`relative_position_of_commute`, one 2×2 block). Not covered here: the explicit description of
+the commutant (that needs non-resonance; see `Formal/Rope/Commutant.lean`).
+
+## References
+
+* Prop 4.1 of the paper (setup and first part);
+* `../shared/spec/PLGA_SPEC.md` §A.4.2 (RoPE convention), §E (the authors' theorems).
 -/
 
 @[expose] public section
@@ -97,9 +116,10 @@ end RotFamily
 variable [Lean.Grind.CommRing α] {m : Nat}
 
 /-- The RoPE matrix `R_n = blockdiag_j rot_j(n)` (pair-indexed; flat interleaved coordinates
-`2j + r`). On a vector: `(R_n x)_{j,0} = c x_{j,0} - s x_{j,1}`, `(R_n x)_{j,1} = s x_{j,0} + c x_{j,1}`,
-exactly spec A.4.2. -/
-noncomputable def ropeMat (ρ : RotFamily α m) (n : Int) : BMat m α := BMat.bdiag (fun j => ρ.rot j n)
+`2j + r`). On a vector: `(R_n x)_{j,0} = c x_{j,0} - s x_{j,1}`,
+`(R_n x)_{j,1} = s x_{j,0} + c x_{j,1}`, exactly spec A.4.2. -/
+noncomputable def ropeMat (ρ : RotFamily α m) (n : Int) : BMat m α :=
+  BMat.bdiag (fun j => ρ.rot j n)
 
 variable (ρ : RotFamily α m)
 
@@ -137,7 +157,8 @@ noncomputable def scoreForm (G : BMat m α) (n n' : Int) : BMat m α :=
   ((ropeMat ρ n).transpose.mul G).mul (ropeMat ρ n')
 
 /-- The score form depends on the positions only through `n' - n`. -/
-def IsRelative (G : BMat m α) : Prop := ∃ F : Int → BMat m α, ∀ n n', scoreForm ρ G n n' = F (n' - n)
+def IsRelative (G : BMat m α) : Prop :=
+  ∃ F : Int → BMat m α, ∀ n n', scoreForm ρ G n n' = F (n' - n)
 
 theorem scoreForm_zero_zero (G : BMat m α) : scoreForm ρ G 0 0 = G := by
   simp only [scoreForm]; rw [ropeMat_zero, BMat.transpose_one, BMat.one_mul, BMat.mul_one]
@@ -152,7 +173,8 @@ theorem scoreForm_of_commutes {G : BMat m α} (h : Commutes ρ G) (n n' : Int) :
   rw [e]
 
 /-- If every diagonal score form `R_nᵀ G R_n` equals `G`, then `G` commutes with all `R_n`. -/
-theorem commutes_of_scoreForm_diag {G : BMat m α} (h : ∀ n, scoreForm ρ G n n = G) : Commutes ρ G := by
+theorem commutes_of_scoreForm_diag {G : BMat m α} (h : ∀ n, scoreForm ρ G n n = G) :
+    Commutes ρ G := by
   intro n
   have e := h n
   simp only [scoreForm] at e

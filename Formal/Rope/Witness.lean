@@ -3,17 +3,38 @@ module
 public import Formal.Rope.Commutant
 
 /-!
-# A non-vacuity witness: a non-resonant rotation family over `Rat`
+# A non-vacuity witness: a non-resonant rotation family over `Rat` (Prop 4.1 hypotheses)
 
 The hypotheses of the RoPE commutant theorems (`RotFamily`, `NonResonant`, `2 ≠ 0`) are
-satisfiable in core Lean: `ipowFamily z` turns unit-norm pairs `z j = (a_j, b_j)`
-(`a_j² + b_j² = 1`) into the rotation family `rot_j(n) = rot(z_j)^n`, `n : Int` (complex
-powers written on pairs), and `ratWitness` takes the Pythagorean rotations
-`(3/5, 4/5)` and `(5/13, 12/13)` on `m = 2` planes, which is non-resonant at position `n = 1`.
-So `commutes_iff_eq_commEmbed` has a concrete instance (`ratWitness_commutes_iff`).
+satisfiable in core Lean: unit-norm pairs `z j = (a_j, b_j)` (`a_j² + b_j² = 1`) give the rotation
+family `rot_j(n) = rot(z_j)^n`, `n : Int` (complex powers written on pairs), and the Pythagorean
+rotations `(3/5, 4/5)` and `(5/13, 12/13)` on `m = 2` planes are non-resonant at position `n = 1`.
+So `commutes_iff_eq_commEmbed` has a concrete instance.
 
-No paper result is formalized here; this is a consistency check of the hypothesis
-structures. Not covered: the real family `cos (n θ_j)`, `sin (n θ_j)` (needs mathlib).
+## Main definitions
+
+* `cmul`, `conj`, `npow`, `ipow`: pairs read as complex numbers, conjugate, powers `z^k`
+  (`k : Nat`) and `z^n` (`n : Int`, `z^{-k-1} = conj (z^{k+1})`);
+* `ipowFamily z`: the rotation family `rot_j(n) = rot(z_j)^n` of unit-norm pairs;
+* `ratPairs`, `ratWitness`: the Pythagorean pairs and the concrete family over `Rat`.
+
+## Main statements
+
+* `int_step_induction`, `ipow_add`: induction over `Int` by unit steps; the group law of `ipow`;
+* `ratWitness_nonResonant`: the witness family is non-resonant;
+* `ratWitness_commutes_iff`: Prop 4.1's commutant characterization instantiated.
+
+## Implementation notes
+
+No paper result is formalized here; this is a consistency check of the hypothesis structures.
+The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart (it works with
+the real family directly). Not covered: the real family `cos (n θ_j)`, `sin (n θ_j)` (needs
+mathlib).
+
+## References
+
+* Prop 4.1 of the paper (its hypotheses);
+* `../shared/spec/PLGA_SPEC.md` §A.4.2 (RoPE).
 -/
 
 @[expose] public section
@@ -92,7 +113,8 @@ theorem ipow_pred (n : Int) : ipow z (n - 1) = cmul (ipow z n) (conj z) := by
 
 theorem ipow_add (n n' : Int) : ipow z (n + n') = cmul (ipow z n) (ipow z n') := by
   revert n
-  refine int_step_induction (fun n' => ∀ n, ipow z (n + n') = cmul (ipow z n) (ipow z n')) ?_ ?_ ?_ n'
+  refine int_step_induction (fun n' => ∀ n, ipow z (n + n') = cmul (ipow z n) (ipow z n'))
+    ?_ ?_ ?_ n'
   · intro n; rw [Int.add_zero]; simp only [cmul]
     apply Prod.ext <;> simp only [ipow, npow] <;> grind
   · intro k ih n
@@ -117,8 +139,10 @@ def ipowFamily {m : Nat} (z : Fin m → α × α) (hz : ∀ j, (z j).1 * (z j).1
 /-- The Pythagorean rotations `(3/5, 4/5)` (plane 0) and `(5/13, 12/13)` (plane 1). -/
 def ratPairs (j : Fin 2) : Rat × Rat := if j = 0 then (3 / 5, 4 / 5) else (5 / 13, 12 / 13)
 
-theorem ratPairs_norm (j : Fin 2) : (ratPairs j).1 * (ratPairs j).1 + (ratPairs j).2 * (ratPairs j).2 = 1 := by
-  rcases fin2_cases j with rfl | rfl <;> simp only [ratPairs, if_true, fin2_one_ne_zero, if_false] <;> grind
+theorem ratPairs_norm (j : Fin 2) :
+    (ratPairs j).1 * (ratPairs j).1 + (ratPairs j).2 * (ratPairs j).2 = 1 := by
+  rcases fin2_cases j with rfl | rfl <;>
+    simp only [ratPairs, if_true, fin2_one_ne_zero, if_false] <;> grind
 
 /-- A concrete rotation family over `Rat` on two planes. -/
 def ratWitness : RotFamily Rat 2 := ipowFamily ratPairs ratPairs_norm
@@ -144,7 +168,8 @@ theorem ratWitness_nonResonant : NonResonant ratWitness where
   sin_ne j := by
     refine ⟨1, ?_⟩
     rw [ratWitness_s_one]
-    rcases fin2_cases j with rfl | rfl <;> simp only [ratPairs, if_true, fin2_one_ne_zero, if_false] <;> grind
+    rcases fin2_cases j with rfl | rfl <;>
+      simp only [ratPairs, if_true, fin2_one_ne_zero, if_false] <;> grind
 
 /-- Paper Prop 4.1 instantiated (non-vacuity): for the `Rat` witness family, the operators
 commuting with every `R_n` are exactly `blockdiag_j (a_j·1 + b_j·J)`.

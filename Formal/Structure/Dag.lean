@@ -1,42 +1,62 @@
 module
 
 public import Formal.Analytic
-public import Formal.Structure.Basic
+public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
 # The DAG regularizer and its positivity obstruction (Thm 4.4 walk side, Rem 4.5)
 
-The DAG variant of PLDR-LLM adds `|log(tr e^{M⊙M} / d_k)|` for `M ∈ {A_LM, A_P, G_LM}`
-(`../shared/spec/PLGA_SPEC.md`, C). NOTEARS: for an acyclic (nilpotent) weighted graph
-`tr e^{N} = d`, so the regularizer is a penalty for cycles.
+The DAG variant of PLDR-LLM adds `|log(tr e^{M⊙M} / d_k)|` for `M ∈ {A_LM, A_P, G_LM}`.
+NOTEARS: for an acyclic (nilpotent) weighted graph `tr e^{N} = d`, so the regularizer is a
+penalty for cycles. For entrywise-nonnegative `N`, `tr e^{N} ≥ d + tr N`; hence the DAG loss of
+PLGA's tensors (`A_LM ≥ ε > 0`, Prop 3.7) is at least `log(1 + ε²) > 0` and never vanishes,
+while for a strictly upper-triangular (acyclic, topologically ordered) `N` it is exactly `0`.
 
-Core Lean has no matrix exponential, so `tr e^{N}` is handled through its partial sums
-`S_K = ∑_{k ≤ K} tr(N^k)/k!` (`expTracePartial`): any `T` that bounds every `S_K` (the sup
-of the increasing sequence `S_K`, or its limit: `le_of_convergesTo_of_monotone`) is covered,
-and mathlib's `(Matrix.exp N).trace` is such a `T`.
+## Main definitions
 
-Proved, for `N` entrywise nonnegative:
+* `fact`: the factorial (core Lean has none);
+* `expTracePartial N K`: the partial sums `S_K = ∑_{k ≤ K} tr(N^k)/k!` of `tr e^{N}`;
+* `ConvergesTo s T`: convergence of a sequence (ε–K, without absolute values);
+* `ExpLogMono`: an `ExpLog` pair with strictly increasing `exp` (`Real.exp_lt_exp`).
+
+## Main statements
+
 * `matPow_entry_nonneg`, `trace_matPow_nonneg`: `(N^k)_{ij} ≥ 0`, `tr N^k ≥ 0` (walk counts);
 * `expTracePartial_ge_card_add_trace`: `S_K ≥ d + tr N` for `K ≥ 1`;
 * `trace_exp_ge_card_add_trace`, `trace_exp_ge_card`, `trace_exp_ge_of_diag_bound`
   (`T ≥ d + d c` when `N_ii ≥ c`), `trace_exp_hadamard_self_ge` (`T ≥ d + d ε²` for `N = M ⊙ M`,
-  `M ≥ ε ≥ 0`);
-* the obstruction `dagLoss_ge_log_one_add_sq`/`dagLoss_pos`: `log(T/d) ≥ log(1 + ε²) > 0`, so the
-  DAG loss never vanishes on PLGA's tensors (`A_LM ≥ ε > 0`, Prop 3.7); `dagLoss_nonneg`: the
-  `|·|` in the code is redundant;
-* contrast: `expTracePartial_eq_card_of_strictUpper`, `dagLoss_eq_zero_of_strictUpper`: for a
-  strictly upper-triangular (acyclic, topologically ordered) `N` every `S_K = d` and the loss is 0.
+  `M ≥ ε ≥ 0`); `trace_exp_ge_card_add_trace_of_convergesTo`: the limit form;
+* `dagLoss_ge_log_one_add_sq`, `log_one_add_sq_pos`, `dagLoss_pos`: the obstruction
+  `log(T/d) ≥ log(1 + ε²) > 0`;
+* `dagLoss_nonneg`: the `|·|` in the code is redundant;
+* `expTracePartial_eq_card_of_strictUpper`, `dagLoss_eq_zero_of_strictUpper`: the contrast, for
+  strictly upper-triangular `N` every `S_K = d` and the loss is `0`.
 
-The logarithm is a hypothesis structure `ExpLogMono` (`ExpLog` plus strict monotonicity of `exp`,
-`Real.exp_lt_exp`). Not covered: the converse of NOTEARS (`tr e^{N} = d ⇒` acyclic), the matrix
-exponential itself, and gradients of the regularizer.
+## Implementation notes
+
+Core Lean has no matrix exponential, so `tr e^{N}` is handled through its partial sums: any `T`
+that bounds every `S_K` (the sup of the increasing sequence `S_K`, or its limit:
+`le_of_convergesTo_of_monotone`) is covered, and mathlib's `(Matrix.exp N).trace` is such a `T`.
+The logarithm is a hypothesis structure `ExpLogMono` (`ExpLog` plus strict monotonicity of
+`exp`), not an axiom. Counterparts in the authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations`: `pow_entry_nonneg`, `trace_pow_nonneg`,
+`trace_exp_ge_card_add_trace`, `trace_exp_ge_card`, `trace_exp_ge_of_diag_bound` (trace bounds
+only; no log step). Not covered: the converse of NOTEARS (`tr e^{N} = d ⇒` acyclic, "loss 0 ⇒
+acyclic"), acyclic graphs not given in topological order, the matrix exponential itself (and the
+float32 `matrix_exp` of the code), and gradients of the regularizer.
+
+## References
+
+* Thm 4.4 (walk side), Rem 4.5, Prop 3.7 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §C (training objective, DAG loss).
 -/
 
 @[expose] public section
 
 namespace PLGA.Dag
 
-open PLGA PLGA.Structure
+open PLGA
 
 attribute [local instance] Lean.Grind.Semiring.natCast
 
@@ -55,7 +75,7 @@ theorem fact_pos (k : Nat) : 0 < fact k := by
 
 /-- The partial sums `S_K = ∑_{k ≤ K} tr(N^k) / k!` of `tr e^{N}`. -/
 noncomputable def expTracePartial [Lean.Grind.Field α] {n : Nat} (N : Mat n n α) (K : Nat) : α :=
-  fsum (K + 1) (fun k => Mat.trace (matPow N k.val) / (Nat.cast (fact k.val) : α))
+  fsum (K + 1) (fun k => Mat.trace (Mat.pow N k.val) / (Nat.cast (fact k.val) : α))
 
 /-- `s` converges to `T` (ε–K definition, without absolute values). -/
 def ConvergesTo [Add α] [Sub α] [OfNat α 0] [LT α] (s : Nat → α) (T : α) : Prop :=
@@ -75,15 +95,15 @@ theorem expTracePartial_zero {n : Nat} (N : Mat n n α) :
     expTracePartial N 0 = (Nat.cast n : α) := by
   unfold expTracePartial
   rw [fsum_succ, fsum_zero]
-  show 0 + Mat.trace (matPow N 0) / (Nat.cast (fact 0) : α) = _
-  rw [matPow_zero, trace_one]
+  show 0 + Mat.trace (Mat.pow N 0) / (Nat.cast (fact 0) : α) = _
+  rw [Mat.pow_zero, Mat.trace_one]
   have : fact 0 = 1 := rfl
   rw [this, Lean.Grind.Semiring.natCast_one]; grind
 
 /-- `S_{K+1} = S_K + tr(N^{K+1})/(K+1)!`. -/
 theorem expTracePartial_succ {n : Nat} (N : Mat n n α) (K : Nat) :
     expTracePartial N (K + 1)
-      = expTracePartial N K + Mat.trace (matPow N (K + 1)) / (Nat.cast (fact (K + 1)) : α) := by
+      = expTracePartial N K + Mat.trace (Mat.pow N (K + 1)) / (Nat.cast (fact (K + 1)) : α) := by
   unfold expTracePartial
   rw [fsum_succ (K + 1)]
   rfl
@@ -91,7 +111,7 @@ theorem expTracePartial_succ {n : Nat} (N : Mat n n α) (K : Nat) :
 /-- `S_1 = d + tr N`. -/
 theorem expTracePartial_one {n : Nat} (N : Mat n n α) :
     expTracePartial N 1 = (Nat.cast n : α) + Mat.trace N := by
-  rw [expTracePartial_succ, expTracePartial_zero, matPow_one]
+  rw [expTracePartial_succ, expTracePartial_zero, Mat.pow_one]
   have : fact 1 = 1 := rfl
   rw [this, Lean.Grind.Semiring.natCast_one]; grind
 
@@ -104,15 +124,15 @@ theorem ExpLogMono.log_one [LT α] (L : ExpLogMono α) : L.log 1 = 0 := by
 whenever `j < i + k`. -/
 theorem matPow_entry_eq_zero_of_strictUpper {n : Nat} (N : Mat n n α)
     (hN : ∀ i j, j.val ≤ i.val → N i j = 0) (k : Nat) :
-    ∀ i j, j.val < i.val + k → matPow N k i j = 0 := by
+    ∀ i j, j.val < i.val + k → Mat.pow N k i j = 0 := by
   induction k with
   | zero =>
     intro i j h
     have : i ≠ j := fun e => by rw [e] at h; omega
-    simp [matPow_zero, Mat.one, this]
+    simp [Mat.pow_zero, Mat.one, this]
   | succ k ih =>
     intro i j h
-    rw [matPow_succ, Mat.mul_apply]
+    rw [Mat.pow_succ, Mat.mul_apply]
     rw [fsum_congr n (g := fun _ => (0 : α)), fsum_const_zero]
     intro l
     by_cases hl : l.val < i.val + k
@@ -122,7 +142,7 @@ theorem matPow_entry_eq_zero_of_strictUpper {n : Nat} (N : Mat n n α)
 /-- For strictly upper-triangular `N`, `tr N^k = 0` for `k ≥ 1` (no closed walks). -/
 theorem trace_matPow_eq_zero_of_strictUpper {n : Nat} (N : Mat n n α)
     (hN : ∀ i j, j.val ≤ i.val → N i j = 0) {k : Nat} (hk : 1 ≤ k) :
-    Mat.trace (matPow N k) = 0 := by
+    Mat.trace (Mat.pow N k) = 0 := by
   unfold Mat.trace
   rw [fsum_congr n (g := fun _ => (0 : α)), fsum_const_zero]
   intro i
@@ -160,23 +180,23 @@ theorem div_nonneg_of_pos {x y : α} (hx : 0 ≤ x) (hy : 0 < y) : 0 ≤ x / y :
 power `N^k` is entrywise nonnegative (its entries are weighted walk counts).
 Does not cover: strict positivity of powers (Perron–Frobenius). -/
 theorem matPow_entry_nonneg {n : Nat} (N : Mat n n α) (hN : ∀ i j, 0 ≤ N i j) (k : Nat) :
-    ∀ i j, 0 ≤ matPow N k i j := by
+    ∀ i j, 0 ≤ Mat.pow N k i j := by
   induction k with
   | zero =>
     intro i j
-    rw [matPow_zero]
+    rw [Mat.pow_zero]
     by_cases h : i = j
     · simp only [Mat.one, h, if_true]; exact Lean.Grind.OrderedRing.zero_le_one
     · simp only [Mat.one, h, if_false]; exact Std.le_refl _
   | succ k ih =>
     intro i j
-    rw [matPow_succ]
+    rw [Mat.pow_succ]
     exact fsum_nonneg n _ (fun l => Lean.Grind.OrderedRing.mul_nonneg (ih i l) (hN l j))
 
 /-- Thm 4.4 (authors' `trace_pow_nonneg`): `tr N^k ≥ 0` for entrywise-nonnegative `N`.
 Does not cover: the closed-walk interpretation itself. -/
 theorem trace_matPow_nonneg {n : Nat} (N : Mat n n α) (hN : ∀ i j, 0 ≤ N i j) (k : Nat) :
-    0 ≤ Mat.trace (matPow N k) :=
+    0 ≤ Mat.trace (Mat.pow N k) :=
   fsum_nonneg n _ (fun i => matPow_entry_nonneg N hN k i i)
 
 /-- The partial sums of `tr e^{N}` increase by one step for nonnegative `N`. -/
@@ -236,7 +256,7 @@ theorem trace_exp_ge_card {n : Nat} (N : Mat n n α) (hN : ∀ i j, 0 ≤ N i j)
   have h1 := trace_exp_ge_card_add_trace N hN T hT
   have h2 : 0 ≤ Mat.trace N := by
     have := trace_matPow_nonneg N hN 1
-    rwa [matPow_one] at this
+    rwa [Mat.pow_one] at this
   grind
 
 /-- A diagonal lower bound gives a trace lower bound: `N_ii ≥ c ⇒ tr N ≥ d c`. -/
@@ -335,7 +355,8 @@ nonnegative `N`. Does not cover: negative entries. -/
 theorem dagLoss_nonneg (L : ExpLogMono α) {n : Nat} (hn : 0 < n) (N : Mat n n α)
     (hN : ∀ i j, 0 ≤ N i j) (T : α) (hT : ∀ K, expTracePartial N K ≤ T) :
     0 ≤ L.log (T / (Nat.cast n : α)) := by
-  have h := div_card_ge (α := α) (T := T) (c := 0) hn (by have := trace_exp_ge_card N hN T hT; grind)
+  have h := div_card_ge (α := α) (T := T) (c := 0) hn
+    (by have := trace_exp_ge_card N hN T hT; grind)
   have := L.log_le_log Lean.Grind.OrderedRing.zero_lt_one (by grind : (1 : α) ≤ T / Nat.cast n)
   rwa [L.log_one] at this
 

@@ -1,29 +1,47 @@
 module
 
-public import Formal.Structure.Basic
+public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
 # The density operator `D = Q̂ᵀ Q̂` (Prop 3.6)
 
-PLGA builds, per head, `D = Q̂ᵀ Q̂ = ∑_p q̂_p q̂_pᵀ ∈ ℝ^{d_k×d_k}` from the rotated queries
-(`../shared/spec/PLGA_SPEC.md`, A.4 step 3). Over an ordered commutative ring (so for `ℝ`):
+PLGA builds, per head, `D = Q̂ᵀ Q̂ = ∑_p q̂_p q̂_pᵀ ∈ ℝ^{d_k×d_k}` from the rotated queries. Over an
+ordered commutative ring (so for `ℝ`) `D` is symmetric and positive semidefinite, and has the
+same kernel as `Q` (the identity behind `rank D = rank Q`).
+
+## Main definitions
+
+* `density Q`: the density operator `D = Qᵀ Q` of an `S × d` query matrix.
+
+## Main statements
 
 * `density_apply`: `D i j = ∑_p Q p i · Q p j` (the sum of outer products);
 * `density_symm`: `Dᵀ = D`;
 * `dot_density_mulVec`: `xᵀ D x = ‖Q x‖²`, hence `density_quadratic_nonneg` (`D ⪰ 0`);
 * `density_mulVec_eq_zero_iff`: `D x = 0 ⇔ Q x = 0` (equal kernels, the identity behind
   `rank D = rank Q`); `density_mulVec_eq_iff`: `D x = D y ⇔ Q x = Q y`;
-* `density_diag_nonneg`, `trace_density_nonneg` (`tr D = ‖Q‖_F² ≥ 0`).
+* `density_diag_nonneg`, `trace_density_nonneg`: `tr D = ‖Q‖_F² ≥ 0`.
 
-Not covered: rank itself (no rank/dimension theory in core Lean; the kernel identity is the
-substitute) and `rank D ≤ min(S, d_k)`.
+## Implementation notes
+
+Counterparts in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations`:
+`density_isSymm`, `density_posSemidef`, `density_quadratic_nonneg`, `density_rank`; the kernel
+identity `D x = 0 ⇔ Q x = 0` stands in for `rank D = rank Q`. Not covered: rank itself (no
+rank/dimension theory in core Lean; the kernel identity is the substitute) and
+`rank D ≤ min(S, d_k)`; strict positivity (which fails when `rank Q < d_k`).
+
+## References
+
+* Prop 3.6 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 step 3 (the density operator).
 -/
 
 @[expose] public section
 
 namespace PLGA.Density
 
-open PLGA PLGA.Structure
+open PLGA
 
 variable {α : Type u}
 

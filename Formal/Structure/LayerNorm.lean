@@ -1,36 +1,57 @@
 module
 
 public import Formal.Analytic
-public import Formal.Structure.Basic
+public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
 # ε-LayerNorm on a row (Lem 5.11)
 
-torch's LayerNorm over the last axis with biased variance and `ε` inside the square root
-(`../shared/spec/PLGA_SPEC.md`, A.2, A.4 step 4, G.6):
+torch's LayerNorm over the last axis with biased variance and `ε` inside the square root:
 `lnEps ε γ β r = γ ⊙ (r − μ(r)) / √(var(r) + ε) + β`, with `μ` the row mean and `var` the
-biased row variance. The square root is a hypothesis structure (`SqrtFn`, met by `Real.sqrt`);
-the scalars form an ordered field (`Lean.Grind.Field`), so mathlib's `ℝ` instantiates everything.
+biased row variance. It is exactly shift invariant for every `ε`, scale invariant at `ε = 0`,
+and for `ε > 0` the normalized row has squared norm `d·var/(var + ε) < d` and is **not** scale
+invariant.
 
-Proved:
+## Main definitions
+
+* `rowMean`, `rowVar`: the row mean `μ(r)` and the biased row variance `var(r)`;
+* `normalize`: the normalized row `û_i = (r_i − μ)/√(var + ε)`;
+* `lnEps`: ε-LayerNorm with affine parameters, `γ_i û_i + β_i`.
+
+## Main statements
+
 * `rowVar_nonneg`, `rowMean_shift`, `rowVar_shift`, `rowMean_smul`, `rowVar_smul`;
-* Lem 5.11(i) `lnEps_shift`: `lnEps(r + c𝟙) = lnEps r` for every `ε` (exact shift invariance);
-* Lem 5.11 `lnEps_scale_eps_zero`: `lnEps₀(c r) = lnEps₀ r` for `c > 0`, `var r > 0`; so at
-  `ε = 0` normalizing `D` or `D/S` (spec A.4 step 3) gives the same `A⁰`;
-* the norm identity `sum_sq_normalize`: `Σ û² = d·var/(var + ε)`, with `sum_sq_normalize_lt`
+* `lnEps_shift`: Lem 5.11(i), `lnEps(r + c𝟙) = lnEps r` for every `ε` (exact shift invariance);
+* `lnEps_scale_eps_zero`: Lem 5.11, `lnEps₀(c r) = lnEps₀ r` for `c > 0`, `var r > 0`; so at
+  `ε = 0` normalizing `D` or `D/S` (spec §A.4 step 3) gives the same `A⁰`;
+* `sum_sq_normalize`: the norm identity `Σ û² = d·var/(var + ε)`, with `sum_sq_normalize_lt`
   (`< d` for `ε > 0`), `sum_sq_normalize_eps_zero` (`= d` at `ε = 0`, `var > 0`) and
   `sum_normalize_eq_zero` (`Σ û = 0`);
-* beyond the authors' repository: `normalize_not_scale_invariant`: for `ε > 0` and `var r > 0`,
-  scaling by `c > 0`, `c ≠ 1` changes the normalized row (ε breaks scale invariance).
+* `normalize_not_scale_invariant`: for `ε > 0` and `var r > 0`, scaling by `c > 0`, `c ≠ 1`
+  changes the normalized row (ε breaks scale invariance).
 
-Not covered: the quantitative scale-error bound of Lem 5.11(ii); float rounding.
+## Implementation notes
+
+The square root is a hypothesis structure (`SqrtFn`, met by `Real.sqrt`); the scalars form an
+ordered field (`Lean.Grind.Field`), so mathlib's `ℝ` instantiates everything. Counterparts in the
+authors' repository `burcgokden/PLDR-LLM-Math-Foundations`: `rowVar_nonneg`, `rowMean_shift`,
+`rowVar_shift`, `rowMean_smul`, `rowVar_smul`, `lnEps_shift`, `lnEps_scale_eps_zero`,
+`sum_sq_normalized`; `normalize_not_scale_invariant` goes beyond it (listed there as not
+formalized). Not covered: the quantitative scale-error bound of Lem 5.11(ii); float rounding;
+the affine part `γ, β` in the norm identity.
+
+## References
+
+* Lem 5.11 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.2, §A.4 step 4, §G.6 (LayerNorm conventions).
 -/
 
 @[expose] public section
 
 namespace PLGA.LayerNorm
 
-open PLGA PLGA.Structure
+open PLGA
 
 attribute [local instance] Lean.Grind.Semiring.natCast
 
@@ -51,7 +72,8 @@ noncomputable def normalize [LE α] (S : SqrtFn α) (ε : α) {n : Nat} (r : Vec
   fun i => (r i - rowMean r) / S.sqrt (rowVar r + ε)
 
 /-- ε-LayerNorm with affine parameters: `γ_i û_i + β_i`. -/
-noncomputable def lnEps [LE α] (S : SqrtFn α) (ε : α) {n : Nat} (γ β : Vec n α) (r : Vec n α) : Vec n α :=
+noncomputable def lnEps [LE α] (S : SqrtFn α) (ε : α) {n : Nat} (γ β : Vec n α) (r : Vec n α) :
+    Vec n α :=
   fun i => γ i * normalize S ε r i + β i
 
 end Defs

@@ -1,36 +1,56 @@
 module
 
-public import Formal.Structure.Basic
+public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
-# The online contract: prefix consistency, and the causally masked cumulative Gram (Rem 4.7, Def 4.8)
+# The online contract and the causally masked cumulative Gram (Rem 4.7, Def 4.8)
 
 A decoder is a map `F : List τ → List ρ` (one output row per input position). Block scoring
-(one forward pass on the whole sequence, as in training, spec C) equals sequential scoring
-(the row read when the sequence has only grown to that position, as in generation) exactly when
-`F` is prefix-consistent. Following the authors' `OnlineContract` (spec E):
-`onlineOut`, `PrefixConsistent`, `LengthPreserving`, `RowLocal`, `rowMapDecoder`,
-`globalSumDecoder`.
+(one forward pass on the whole sequence, as in training, spec §C) equals sequential scoring (the
+row read when the sequence has only grown to that position, as in generation) exactly when `F` is
+prefix-consistent. Causal (row-local) decoders and whole stacks of them are prefix-consistent;
+the paper's proposed fix, the **causally masked cumulative Gram** `D_t = Σ_{p≤t} q̂_p q̂_pᵀ`, makes
+the PLGA layer prefix-consistent, while the code's non-causal global Gram layer is not.
 
-Proved:
-* `online_causal`; `prefixConsistent_of_rowLocal`; `block_eq_online_of_shaped` (under prefix
+## Main definitions
+
+* `onlineOut`, `PrefixConsistent`, `LengthPreserving`, `PrefixConsistentShaped`, `RowLocal`:
+  the online output at time `t` and the contract (following the authors' `OnlineContract`);
+* `rowMapDecoder`, `globalSumDecoder`: a causal and a non-causal example decoder;
+* `stack`: a stack of layers applied in order;
+* `outer`, `gram`: the outer product and the cumulative Gram of a prefix;
+* `cumGramLayer`: the abstract PLGA layer whose row `t` is any function of `(D_t, x_{≤t})` (LN_A,
+  Φ_res, metric, power law, G, causal attention all are);
+* `globalGramLayer`: the code's layer, every row uses the Gram of the whole sequence.
+
+## Main statements
+
+* `online_causal`, `prefixConsistent_of_rowLocal`, `block_eq_online_of_shaped` (under prefix
   consistency + length preservation, block row `r` = online output at time `r+1`);
 * `rowMapDecoder_*` (row-local, length-preserving, prefix-consistent, block = online);
 * `globalSumDecoder_not_prefixConsistent` (witness `[0, 1]` over `Int`), and
   `constNil_prefixConsistent` / `constNil_not_prefixConsistentShaped`;
-* beyond the authors' repository: `rowLocal_comp`, `stack_rowLocal`, `stack_block_eq_online`
-  (a stack of row-local length-preserving layers — a whole decoder — stays row-local, so block
-  = sequential for the stack);
-* the paper's proposed fix, the **causally masked cumulative Gram** `D_t = Σ_{p≤t} q̂_p q̂_pᵀ`
-  (`gram`): `gram_append` (`D_{t} = D_{t-1} + q̂_t q̂_tᵀ`, the O(d²) online update),
-  `gram_quadratic_nonneg` (`D_t ⪰ 0`); the abstract PLGA layer `cumGramLayer` whose row `t` is any
-  function of `(D_t, x_{≤t})` (LN_A, Φ_res, metric, power law, G, causal attention all are) is
-  row-local, prefix-consistent and satisfies `cumGramLayer_block_eq_online`; the code's
-  non-causal global Gram layer is not prefix-consistent (`globalGramLayer_not_prefixConsistent`,
-  explicit witness).
+* `rowLocal_comp`, `stack_rowLocal`, `stack_block_eq_online`: a stack of row-local
+  length-preserving layers — a whole decoder — stays row-local, so block = sequential;
+* `gram_append` (`D_t = D_{t-1} + q̂_t q̂_tᵀ`, the O(d²) online update), `gram_quadratic_nonneg`
+  (`D_t ⪰ 0`, Prop 3.6 for the cumulative Gram);
+* `cumGramLayer_rowLocal`, `cumGramLayer_prefixConsistentShaped`, `cumGramLayer_block_eq_online`;
+* `globalGramLayer_not_prefixConsistent`: explicit witness.
 
-Not covered: the concrete PLDR-LLM head (it enters as an arbitrary function `head`), masking
-with a finite `-1e9`, the KV/G-cache of the code (spec B).
+## Implementation notes
+
+Counterparts in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations` (`OnlineContract`,
+spec §E): `onlineOut`, `PrefixConsistent`, `LengthPreserving`, `RowLocal`, `rowMapDecoder`,
+`globalSumDecoder` and their lemmas (wrapper level); beyond it: `rowLocal_comp`, `stack_*` and
+everything about the Gram. Not covered: the concrete PLDR-LLM head (it enters as an arbitrary
+function `head`), masking with a finite `-1e9`, the KV/G-cache of the code (spec §B), float
+rounding differences between the two evaluation orders.
+
+## References
+
+* Rem 4.7, Def 4.8, Prop 3.6 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 step 3, §G.7 (global Gram), §B, §C, §E.
 -/
 
 @[expose] public section
@@ -42,7 +62,8 @@ open PLGA
 variable {τ : Type u} {ρ : Type v}
 
 /-- The output at time `t`: run `F` on the first `t` tokens and read the last row. -/
-noncomputable def onlineOut (F : List τ → List ρ) (x : List τ) (t : Nat) : Option ρ := (F (x.take t)).getLast?
+noncomputable def onlineOut (F : List τ → List ρ) (x : List τ) (t : Nat) : Option ρ :=
+  (F (x.take t)).getLast?
 
 /-- Row `r` of the block output equals row `r` of the output on the prefix of length `r+1`. -/
 def PrefixConsistent (F : List τ → List ρ) : Prop :=
@@ -163,7 +184,8 @@ theorem globalSumDecoder_not_prefixConsistentShaped : ¬ PrefixConsistentShaped 
 /-! ## Stacks of layers -/
 
 /-- Row-local decoders agree on the first `r+1` rows of inputs that agree on `r+1` tokens. -/
-theorem rowLocal_take {τ' : Type w} (F : List τ → List τ') (hF : RowLocal F) (x y : List τ) (r : Nat)
+theorem rowLocal_take {τ' : Type w} (F : List τ → List τ') (hF : RowLocal F) (x y : List τ)
+    (r : Nat)
     (h : x.take (r + 1) = y.take (r + 1)) : (F x).take (r + 1) = (F y).take (r + 1) := by
   apply List.ext_getElem?
   intro i
@@ -243,7 +265,8 @@ noncomputable def gramAux {d : Nat} (qhat : Nat → τ → Vec d α) : Nat → L
 
 /-- The cumulative Gram (density) of a prefix: `gram qhat (x.take (t+1)) = Σ_{p≤t} q̂_p q̂_pᵀ`,
 where `q̂_p = qhat p x_p` is the rotated query of token `x_p` at position `p`. -/
-noncomputable def gram {d : Nat} (qhat : Nat → τ → Vec d α) (xs : List τ) : Mat d d α := gramAux qhat 0 xs
+noncomputable def gram {d : Nat} (qhat : Nat → τ → Vec d α) (xs : List τ) : Mat d d α :=
+  gramAux qhat 0 xs
 
 /-- Appending a token adds its outer product at its position. -/
 theorem gramAux_append {d : Nat} (qhat : Nat → τ → Vec d α) (xs : List τ) (s : τ) (p : Nat) :
@@ -266,12 +289,14 @@ theorem gram_append {d : Nat} (qhat : Nat → τ → Vec d α) (xs : List τ) (s
 /-- The abstract PLGA layer on the causal Gram: row `t` is `head (D_t) (x_{≤t})`, where `head`
 stands for everything downstream of the density (LN_A, Φ_res, metric tensor, power law, `G`,
 scores of `q̂_t` against `k̂_{p≤t}`, softmax, values). -/
-noncomputable def cumGramLayer {d : Nat} (qhat : Nat → τ → Vec d α) (head : Mat d d α → List τ → ρ) :
+noncomputable def cumGramLayer {d : Nat} (qhat : Nat → τ → Vec d α)
+    (head : Mat d d α → List τ → ρ) :
     List τ → List ρ :=
   rowMapDecoder (fun pre => head (gram qhat pre) pre)
 
 /-- The code's layer (spec A.4 step 3, G.7): every row uses the Gram of the WHOLE sequence. -/
-noncomputable def globalGramLayer {d : Nat} (qhat : Nat → τ → Vec d α) (head : Mat d d α → List τ → ρ)
+noncomputable def globalGramLayer {d : Nat} (qhat : Nat → τ → Vec d α)
+    (head : Mat d d α → List τ → ρ)
     (x : List τ) : List ρ :=
   (List.range x.length).map (fun r => head (gram qhat x) (x.take (r + 1)))
 
@@ -335,7 +360,7 @@ theorem gramAux_quadratic_nonneg {d : Nat} (qhat : Nat → τ → Vec d α) (xs 
   | cons s xs ih =>
     simp only [gramAux]
     rw [dot_mulVec_add, dot_mulVec_outer]
-    have h1 := Structure.mul_self_nonneg (Mat.dot (qhat p s) x)
+    have h1 := mul_self_nonneg (Mat.dot (qhat p s) x)
     have h2 := ih (p + 1)
     grind
 

@@ -1,13 +1,24 @@
 module
 
-public import Formal.Structure.Basic
+public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
 # The identical-rows (rank-one) matrix `𝟙 αᵀ` (Prop 3.9)
 
 When every row of a `d × d` tensor is the same vector `α` (the collapse that Prop 3.9 and the
 audit's rank-one statistics study; e.g. a Φ_res output on a rank-one input), the matrix is
-`A = 𝟙 αᵀ` (`rowClone α`). Over a commutative ring:
+`A = 𝟙 αᵀ`. Over a commutative ring it has rank at most one in the elementary sense (all `2×2`
+minors vanish), `A² = (Σα) A`, it is nilpotent when `Σα = 0`, and it is singular for `d ≥ 2`.
+
+## Main definitions
+
+* `rowClone α`: the matrix `𝟙 αᵀ` whose every row is `α`;
+* `skip`: `Fin.succAbove`, the index map that skips one row;
+* `det`: the determinant by Laplace expansion along the first column (mathlib's
+  `Matrix.det_succ_column_zero`).
+
+## Main statements
 
 * `rowClone_apply`, `rowClone_row_eq` (all rows equal), `rowClone_minor2_eq_zero` (every `2×2`
   minor vanishes: the elementary form of `rank ≤ 1`), `rowClone_eq_zero_iff`;
@@ -15,18 +26,27 @@ audit's rank-one statistics study; e.g. a Φ_res output on a rank-one input), th
 * `rowClone_mul_self`: `A² = (Σα) A`; `rowClone_pow`: `A^{k+1} = (Σα)^k A`;
 * `rowClone_sq_eq_zero`, `rowClone_pow_eq_zero`: nilpotent when `Σα = 0`;
 * `rowClone_exists_kernel_vector`: for `d ≥ 2` a nonzero `v` with `A v = 0`;
-* `det` (Laplace expansion along the first column, mathlib's `Matrix.det_succ_column_zero`) and
-  `det_rowClone`: `det (𝟙 αᵀ) = 0` for `d ≥ 2`.
+* `det_rowClone`: `det (𝟙 αᵀ) = 0` for `d ≥ 2`.
 
-Not covered: `rank` as a dimension (no linear-algebra library in core), the singular-value
-determinant bound (Prop 3.9(iv)), approximate collapse.
+## Implementation notes
+
+Counterparts in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations`: `rowClone_*`
+(`rowClone_rank_le_one`, `rowClone_eq_zero_iff`, `rowClone_mulVec_one`, `rowClone_mul_self`,
+`rowClone_pow`, `rowClone_sq_eq_zero`) and `rowClone_det_eq_zero`. Not covered: `rank` as a
+dimension (no linear-algebra library in core), the equivalence of this `det` with the Leibniz
+formula, the singular-value determinant bound (Prop 3.9(iv)), approximate collapse.
+
+## References
+
+* Prop 3.9 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §D (audit rank-one statistics), §E (the authors' theorems).
 -/
 
 @[expose] public section
 
 namespace PLGA.RankOne
 
-open PLGA PLGA.Structure
+open PLGA
 
 variable {α : Type u}
 
@@ -41,7 +61,8 @@ noncomputable def skip {n : Nat} (i : Fin (n + 1)) (a : Fin n) : Fin (n + 1) :=
 `det A = ∑_i (-1)^i A_{i0} det(A without row i and column 0)`. -/
 noncomputable def det [Lean.Grind.CommRing α] : (n : Nat) → Mat n n α → α
   | 0, _ => 1
-  | n + 1, A => fsum (n + 1) (fun i => (-1) ^ i.val * A i 0 * det n (fun a b => A (skip i a) b.succ))
+  | n + 1, A =>
+    fsum (n + 1) (fun i => (-1) ^ i.val * A i 0 * det n (fun a b => A (skip i a) b.succ))
 
 section CommRing
 variable [Lean.Grind.CommRing α]
@@ -89,12 +110,12 @@ theorem rowClone_mul_self {n : Nat} (a : Vec n α) :
 
 /-- Prop 3.9 (authors' `rowClone_pow`): `A^{k+1} = (Σα)^k A`. -/
 theorem rowClone_pow {n : Nat} (a : Vec n α) (k : Nat) :
-    matPow (rowClone a) (k + 1) = Mat.smul (fsum n a ^ k) (rowClone a) := by
+    Mat.pow (rowClone a) (k + 1) = Mat.smul (fsum n a ^ k) (rowClone a) := by
   induction k with
   | zero =>
-    rw [matPow_one]; funext i j; simp only [Mat.smul, Lean.Grind.Semiring.pow_zero]; grind
+    rw [Mat.pow_one]; funext i j; simp only [Mat.smul, Lean.Grind.Semiring.pow_zero]; grind
   | succ k ih =>
-    rw [matPow_succ, ih, Mat.smul_mul, rowClone_mul_self]
+    rw [Mat.pow_succ, ih, Mat.smul_mul, rowClone_mul_self]
     funext i j; simp only [Mat.smul, Lean.Grind.Semiring.pow_succ]; grind
 
 /-- Prop 3.9 (authors' `rowClone_sq_eq_zero`): if `Σα = 0` then `A² = 0`. -/
@@ -104,7 +125,7 @@ theorem rowClone_sq_eq_zero {n : Nat} (a : Vec n α) (h : fsum n a = 0) :
 
 /-- Prop 3.9: if `Σα = 0` then `A^k = 0` for every `k ≥ 2` (nilpotent). -/
 theorem rowClone_pow_eq_zero {n : Nat} (a : Vec n α) (h : fsum n a = 0) {k : Nat} (hk : 2 ≤ k) :
-    matPow (rowClone a) k = Mat.zero n n := by
+    Mat.pow (rowClone a) k = Mat.zero n n := by
   obtain ⟨j, rfl⟩ : ∃ j, k = j + 1 + 1 := ⟨k - 2, by omega⟩
   rw [rowClone_pow, h]
   funext i l; simp only [Mat.smul, Mat.zero, Lean.Grind.Semiring.pow_succ]; grind

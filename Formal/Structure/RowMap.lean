@@ -6,20 +6,42 @@ public import Formal.Structure.RankOne
 /-!
 # The residual metric learner Φ_res is one shared row map (Prop 3.11)
 
-Φ_res (`../shared/spec/PLGA_SPEC.md`, A.4 steps 4–5): an initial row LayerNorm `LN_A`, then
-`N_res` residual units `A ← LN_u(A + g_{u,2}(g_{u,1}(A)))`, each `g` a SwiGLU block
-`A ↦ (silu(A W₁ᵀ + 𝟙b₁ᵀ) ⊙ (A W₂ᵀ + 𝟙b₂ᵀ)) W₃ᵀ + 𝟙b₃ᵀ` written with matrix products
-(`swigluMat`), the LayerNorms over the last axis (`lnMat`). The parameters are shared by all
-heads. We prove that this matrix-level definition acts on every row by ONE map of that row:
-`phiResMat_apply : Φ(A)_i = φ(A_i)` with `φ = phiResRow`, for every number of rows, every input
-and every row. Consequences: `phiResMat_row_eq` (equal rows in give equal rows out, across
-heads and inputs), `phiResMat_rowClone` (`Φ(𝟙 αᵀ) = 𝟙 φ(α)ᵀ`: rank-one inputs stay rank-one,
-linking to Prop 3.9), `phiResMat_rowLocal`. Contrast: the metric step `A ↦ W A` (spec G.2) is not
-row-local (`leftMul_not_rowLocal`, explicit witness over `Int`).
+Φ_res: an initial row LayerNorm `LN_A`, then `N_res` residual units
+`A ← LN_u(A + g_{u,2}(g_{u,1}(A)))`, each `g` a SwiGLU block
+`A ↦ (silu(A W₁ᵀ + 𝟙b₁ᵀ) ⊙ (A W₂ᵀ + 𝟙b₂ᵀ)) W₃ᵀ + 𝟙b₃ᵀ` written with matrix products, the
+LayerNorms over the last axis; the parameters are shared by all heads. This matrix-level
+definition acts on every row by ONE map of that row, `Φ(A)_i = φ(A_i)`, for every number of rows,
+every input and every row. Contrast: the metric step `A ↦ W A` (spec §G.2) is not row-local.
+
+## Main definitions
+
+* `silu`, `SwiGLUParams`, `UnitParams`, `PhiResParams`: the gate and the parameters;
+* `swigluMat`, `swigluRow`: the SwiGLU block on a matrix (torch row convention) and on a row;
+* `lnMat`: row LayerNorm of a matrix;
+* `unitMat`, `unitRow`: one residual unit on a matrix and on a row;
+* `phiResMat`, `phiResRow`: Φ_res on a matrix and its shared row map `φ`;
+* `RowLocal`: one row map computes every output row from its input row.
+
+## Main statements
+
+* `swigluMat_apply`, `unitMat_apply`: the blocks act row by row;
+* `phiResMat_apply`: `Φ(A)_i = φ(A_i)` with `φ = phiResRow`;
+* `phiResMat_rowLocal`: Φ_res is row-local;
+* `phiResMat_row_eq`: equal rows in give equal rows out, across heads and inputs;
+* `phiResMat_rowClone`: `Φ(𝟙 αᵀ) = 𝟙 φ(α)ᵀ`, rank-one inputs stay rank-one (links to Prop 3.9);
+* `leftMul_not_rowLocal`: `A ↦ W A` is not row-local (explicit witness over `Int`).
+
+## Implementation notes
 
 The gate `σ` of `silu(u) = u σ(u)` is an arbitrary function (row-locality needs none of its
-properties); LayerNorm uses a hypothesis square root. Not covered: any analytic property of Φ_res
-(Lipschitz constants, contraction).
+properties); LayerNorm uses a hypothesis square root (`SqrtFn`). The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered: any analytic property of
+Φ_res (Lipschitz constants, contraction); nearly equal rows.
+
+## References
+
+* Prop 3.11, Prop 3.9 of the paper;
+* `../shared/spec/PLGA_SPEC.md` §A.4 steps 4–5 (Φ_res), §G.2 (the metric step).
 -/
 
 @[expose] public section
@@ -87,7 +109,8 @@ noncomputable def swigluMat (σ : α → α) {m n h : Nat} (p : SwiGLUParams α 
 noncomputable def swigluRow (σ : α → α) {n h : Nat} (p : SwiGLUParams α n h) (r : Vec n α) :
     Vec n α :=
   fun k => fsum h (fun j =>
-      silu σ (fsum n (fun l => r l * p.W1 j l) + p.b1 j) * (fsum n (fun l => r l * p.W2 j l) + p.b2 j)
+      silu σ (fsum n (fun l => r l * p.W1 j l) + p.b1 j)
+        * (fsum n (fun l => r l * p.W2 j l) + p.b2 j)
         * p.W3 k j) + p.b3 k
 
 /-- Row LayerNorm of a matrix (LayerNorm over the last axis). -/
@@ -96,12 +119,14 @@ noncomputable def lnMat [LE α] (S : SqrtFn α) (ε : α) {m n : Nat} (γ β : V
   fun i => lnEps S ε γ β (A i)
 
 /-- One residual unit `A ↦ LN(A + g₂(g₁(A)))` on a matrix. -/
-noncomputable def unitMat [LE α] (S : SqrtFn α) (ε : α) (σ : α → α) {m n h : Nat} (u : UnitParams α n h)
+noncomputable def unitMat [LE α] (S : SqrtFn α) (ε : α) (σ : α → α) {m n h : Nat}
+    (u : UnitParams α n h)
     (A : Mat m n α) : Mat m n α :=
   lnMat S ε u.γ u.β (Mat.add A (swigluMat σ u.g2 (swigluMat σ u.g1 A)))
 
 /-- One residual unit on a row. -/
-noncomputable def unitRow [LE α] (S : SqrtFn α) (ε : α) (σ : α → α) {n h : Nat} (u : UnitParams α n h)
+noncomputable def unitRow [LE α] (S : SqrtFn α) (ε : α) (σ : α → α) {n h : Nat}
+    (u : UnitParams α n h)
     (r : Vec n α) : Vec n α :=
   lnEps S ε u.γ u.β (fun k => r k + swigluRow σ u.g2 (swigluRow σ u.g1 r) k)
 

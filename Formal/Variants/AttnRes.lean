@@ -2,32 +2,56 @@ module
 
 public import Formal.Analytic
 public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
 # Attention Residuals and Delta AttnRes: two-phase evaluation, zero query, zero candidate
 
-Attention Residuals (AttnRes) and Delta Attention Residuals (arXiv 2605.18855;
-`../shared/spec/VARIANTS.md`, §4): candidates `v_1, …, v_N ∈ α^d` (embedding and earlier
-sub-layer outputs), keys `k_i = RMSNorm(v_i) = v_i/√(ε + ‖v_i‖²/d)`, scores `s_i = wᵀk_i` with a
-learned query `w`, weights `α = softmax(s)`, read-out `h = Σ α_i v_i` (`attnRes`).
+Attention Residuals (AttnRes) and Delta Attention Residuals: candidates `v_1, …, v_N ∈ α^d`
+(embedding and earlier sub-layer outputs), keys `k_i = RMSNorm(v_i) = v_i/√(ε + ‖v_i‖²/d)`, scores
+`s_i = wᵀk_i` with a learned query `w`, weights `α = softmax(s)`, read-out `h = Σ α_i v_i`. The
+two-phase (grouped, log-sum-exp merged) evaluation is exact while averaging the halves is not; a
+zero query gives uniform weights, so the additive Delta AttnRes input is not the identity at
+initialization while a zero gate is; a zero candidate is not neutral.
 
-Proved, over an ordered field with `exp`/`log`/`sqrt` as hypothesis structures:
+## Main definitions
+
+* `partition`, `dwts`, `depthRead`: `Σ_j e^{s_j}`, the depth weights `softmax(s)`, the one-pass
+  read-out `Σ_i softmax(s)_i v_i`;
+* `rmsNorm`, `scores`, `attnRes`: `RMSNorm` (no gain), `s_i = wᵀ RMSNorm(v_i)`, the read-out `h`;
+* `gZ`, `gNum`, `gRead`, `gLse`, `merge`: a group's shifted partition and numerator, its
+  normalized read-out `h_G`, its log-partition `L_G = c + log Σ_G e^{s_i − c}`, and the merge
+  `h = e^{L_A − L} h_A + e^{L_B − L} h_B`, `L = log(e^{L_A} + e^{L_B})`;
+* `deltaInput`, `gatedInput`: `ĥ = h̃ + Σ α_i v_i` and `ĥ = h̃ + g r`;
+* `withZero`: append a zero-vector candidate.
+
+## Main statements
+
 * `two_phase_merge_eq_one_pass`: splitting the candidates into groups `A`, `B`, each evaluated
-  with its own stabilizing shift `c` (e.g. the group max) into a normalized result `h_G` and a
-  log-partition `L_G = c + log Σ_G e^{s_i − c}`, the merge
-  `h = e^{L_A − L} h_A + e^{L_B − L} h_B`, `L = log(e^{L_A} + e^{L_B})`, is exactly the one-pass
+  with its own stabilizing shift `c` (e.g. the group max), the merge is exactly the one-pass
   read-out; `depthRead_shift`: the one-pass read-out itself is shift invariant;
 * `average_of_halves_differs`: averaging `h_A` and `h_B` is not the read-out (witness: 3
   candidates, scores `0`, values `1, 0, 0`: `1/2` vs `1/3`);
 * `zero_query_uniform`, `zero_query_readout`: with `w = 0` the weights are `1/N` and the read-out
-  is the mean of the candidates; `zero_query_not_identity`: hence the additive Delta AttnRes
-  input `ĥ = h̃ + Σ α_i v_i` is not `h̃` (witness: one candidate `1`, `h̃ = 0`), while
-  `zero_gate_identity`: a zero-initialized scalar gate `ĥ = h̃ + g r` with `g = 0` is;
+  is the mean of the candidates;
+* `zero_query_not_identity`: hence the additive Delta AttnRes input `ĥ = h̃ + Σ α_i v_i` is not
+  `h̃` (witness: one candidate `1`, `h̃ = 0`); `zero_gate_identity`: a zero-initialized scalar
+  gate `ĥ = h̃ + g r` with `g = 0` is;
 * `zero_candidate_partition`, `zero_candidate_lowers_weights`: appending a zero-vector candidate
   adds `e^0 = 1` to the partition and strictly lowers every other weight.
 
+## Implementation notes
+
+Over an ordered field with `exp`/`log`/`sqrt` as hypothesis structures (`ExpLog`, `SqrtFn`), no
+axiom. Not a result of the PLGA paper: the mechanism is from arXiv 2605.18855. The authors'
+repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart (no public formalization).
 Not covered: Block AttnRes (a different candidate set), the residual update `h̃_{ℓ+1}`, training
 dynamics of the gate, floating point.
+
+## References
+
+* Attention Residuals / Delta Attention Residuals, arXiv 2605.18855;
+* `../shared/spec/VARIANTS.md` §4.
 -/
 
 @[expose] public section
@@ -42,7 +66,8 @@ variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT 
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
 /-- The partition function `Σ_j e^{s_j}`. -/
-noncomputable def partition (E : ExpFn α) {N : Nat} (s : Vec N α) : α := fsum N (fun j => E.exp (s j))
+noncomputable def partition (E : ExpFn α) {N : Nat} (s : Vec N α) : α :=
+  fsum N (fun j => E.exp (s j))
 
 /-- Depth-attention weights `softmax(s)`. -/
 noncomputable def dwts (E : ExpFn α) {N : Nat} (s : Vec N α) (i : Fin N) : α :=
@@ -68,21 +93,9 @@ noncomputable def attnRes (E : ExpFn α) (S : SqrtFn α) (ε : α) {N d : Nat} (
 
 /-! ## Order/field helpers -/
 
-theorem ar_ne_of_pos {a : α} (ha : 0 < a) : a ≠ 0 := by intro h; rw [h] at ha; grind
-
-theorem ar_div_pos {a b : α} (ha : 0 < a) (hb : 0 < b) : 0 < a / b := by
-  rw [Lean.Grind.Field.div_eq_mul_inv]
-  exact Lean.Grind.OrderedRing.mul_pos ha ((Lean.Grind.Field.IsOrdered.inv_pos_iff).2 hb)
-
 omit [LE α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 theorem ar_exp_sub (E : ExpFn α) (x y : α) : E.exp (x - y) * E.exp y = E.exp x := by
   rw [← E.exp_add]; congr 1; grind
-
-omit [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
-theorem ar_fsum_const (n : Nat) (c : α) : fsum n (fun _ : Fin n => c) = (Nat.cast n : α) * c := by
-  induction n with
-  | zero => simp only [fsum_zero]; grind
-  | succ n ih => rw [fsum_succ, ih, Lean.Grind.Semiring.natCast_succ]; grind
 
 /-! ## Two-phase evaluation -/
 
@@ -145,7 +158,8 @@ theorem exp_gLse (L : ExpLog α) {N : Nat} (s : Vec N α) (g : Fin N → Bool) (
   have hZpos : 0 < gZ L.toExpFn s g c := by
     rw [gZ_eq]; exact Lean.Grind.OrderedRing.mul_pos hpos (L.exp_pos _)
   simp only [gLse]; rw [L.exp_add, L.exp_log _ hZpos, gZ_eq]
-  have h1 : L.exp c * L.exp (-c) = 1 := by rw [← L.exp_add]; rw [show c + -c = 0 by grind]; exact L.exp_zero
+  have h1 : L.exp c * L.exp (-c) = 1 := by
+    rw [← L.exp_add]; rw [show c + -c = 0 by grind]; exact L.exp_zero
   show L.exp c * (fsum N (fun i => if g i then L.exp (s i) else 0) * L.exp (-c)) = _
   grind
 
@@ -196,18 +210,18 @@ theorem two_phase_merge_eq_one_pass (L : ExpLog α) {N d : Nat} (s : Vec N α) (
       = fsum N (fun i => L.exp (s i) * V i k) * (fsum N (fun j => L.exp (s j)))⁻¹ := by
     rw [← fsum_mul_right]; apply fsum_congr; intro i; grind
   rw [hsum, ← hsplit, ← hnum]
-  have hA0 := ar_ne_of_pos hZA
-  have hB0 := ar_ne_of_pos hZB
-  have hZ0 := ar_ne_of_pos hZ
-  have hcA := ar_ne_of_pos (L.exp_pos (-cA))
-  have hcB := ar_ne_of_pos (L.exp_pos (-cB))
+  have hA0 := ne_of_pos hZA
+  have hB0 := ne_of_pos hZB
+  have hZ0 := ne_of_pos hZ
+  have hcA := ne_of_pos (L.exp_pos (-cA))
+  have hcB := ne_of_pos (L.exp_pos (-cB))
   exact merge_algebra _ _ _ _ _ _ _ _ hA0 hB0 hZ0 hcA hcB hwA hwB
 
 /-- AttnRes one-pass read-out, shift invariance (the max-subtraction used for stability does
 not change the result). Does not cover: per-candidate shifts. -/
 theorem depthRead_shift (E : ExpFn α) {N d : Nat} (s : Vec N α) (V : Mat N d α) (c : α) :
     depthRead E (fun i => s i - c) V = depthRead E s V := by
-  have hc := ar_ne_of_pos (E.exp_pos (-c))
+  have hc := ne_of_pos (E.exp_pos (-c))
   have hZ : partition E (fun i => s i - c) = partition E s * E.exp (-c) := by
     simp only [partition]; rw [← fsum_mul_right]; apply fsum_congr; intro j
     rw [← E.exp_add]; congr 1; grind
@@ -223,11 +237,14 @@ is **not** the one-pass read-out. Witness: 3 candidates with scores `0` and valu
 groups `{1}`, `{2, 3}`: the average is `1/2`, the one-pass read-out `1/3`. Uses only `exp 0 = 1`.
 Does not cover: weighted averages (the correct merge is `two_phase_merge_eq_one_pass`). -/
 theorem average_of_halves_differs (E : ExpFn α) :
-    (gRead E (fun _ : Fin 3 => (0 : α)) (fun (i : Fin 3) (_ : Fin 1) => if i = 0 then (1 : α) else 0)
-        (fun i => decide (i = 0)) 0 0
-      + gRead E (fun _ : Fin 3 => (0 : α)) (fun (i : Fin 3) (_ : Fin 1) => if i = 0 then (1 : α) else 0)
-        (fun i => !decide (i = 0)) 0 0) / 2
-      ≠ depthRead E (fun _ : Fin 3 => (0 : α)) (fun (i : Fin 3) (_ : Fin 1) => if i = 0 then (1 : α) else 0) 0 := by
+    (gRead E (fun _ : Fin 3 => (0 : α))
+          (fun (i : Fin 3) (_ : Fin 1) => if i = 0 then (1 : α) else 0)
+          (fun i => decide (i = 0)) 0 0
+      + gRead E (fun _ : Fin 3 => (0 : α))
+          (fun (i : Fin 3) (_ : Fin 1) => if i = 0 then (1 : α) else 0)
+          (fun i => !decide (i = 0)) 0 0) / 2
+      ≠ depthRead E (fun _ : Fin 3 => (0 : α))
+          (fun (i : Fin 3) (_ : Fin 1) => if i = 0 then (1 : α) else 0) 0 := by
   have h0 : E.exp ((0 : α) - 0) = 1 := by rw [show (0 : α) - 0 = 0 by grind]; exact E.exp_zero
   simp [gRead, gNum, gZ, depthRead, dwts, partition, fsum, h0, E.exp_zero]
   intro h
@@ -248,7 +265,7 @@ Does not cover: `w ≠ 0`. -/
 theorem zero_query_uniform (E : ExpFn α) (S : SqrtFn α) (ε : α) {N d : Nat} (V : Mat N d α)
     (i : Fin N) : dwts E (scores S ε (fun _ => 0) V) i = 1 / (Nat.cast N : α) := by
   simp only [dwts, partition, scores_zero_query, E.exp_zero]
-  rw [ar_fsum_const]; grind
+  rw [fsum_const]; grind
 
 omit [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
 /-- AttnRes (VARIANTS.md §4): with a zero query the read-out is the candidate mean
@@ -293,7 +310,8 @@ def withZero {N d : Nat} (V : Mat N d α) : Mat (N + 1) d α :=
   fun i => if h : i.val < N then V ⟨i.val, h⟩ else fun _ => 0
 
 omit [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
-theorem rmsNorm_zero (S : SqrtFn α) (ε : α) {d : Nat} : rmsNorm S ε (fun _ : Fin d => (0 : α)) = fun _ => 0 := by
+theorem rmsNorm_zero (S : SqrtFn α) (ε : α) {d : Nat} :
+    rmsNorm S ε (fun _ : Fin d => (0 : α)) = fun _ => 0 := by
   funext k; simp only [rmsNorm]; grind
 
 omit [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
@@ -329,8 +347,8 @@ theorem zero_candidate_lowers_weights (E : ExpFn α) (S : SqrtFn α) (ε : α) {
   have hZ1 : 0 < Z + 1 := by grind
   have hprod : 0 < Z * (Z + 1) := Lean.Grind.OrderedRing.mul_pos hZ hZ1
   have hd : a / Z - a / (Z + 1) = a / (Z * (Z + 1)) := by
-    have := ar_ne_of_pos hZ; have := ar_ne_of_pos hZ1; grind
-  have := ar_div_pos ha hprod
+    have := ne_of_pos hZ; have := ne_of_pos hZ1; grind
+  have := div_pos ha hprod
   grind
 
 end PLGA.Variants.AttnRes

@@ -5,30 +5,53 @@ public import Formal.Data.Matrix
 /-!
 # Gated DeltaNet and Kimi Delta Attention: affine steps, exact chunking, gate order, rollback
 
-The recurrence (`../shared/spec/VARIANTS.md`, §1; "architecture variants" notes on Gated
-DeltaNet (GDN) / Kimi Delta Attention (KDA)): state `S ∈ α^{d_k×d_v}`, per token a diagonal
-decay `D_t = Diag(g_t)` (KDA; GDN is the scalar case `g_t = α_t 𝟙`), a write strength `β_t`,
-key `k_t`, value `v_t`, query `q_t`:
-`X_t = D_t S_{t−1}`, `r_t = v_t − X_tᵀ k_t`, `S_t = X_t + β_t k_t r_tᵀ`, read-out `o_t = S_tᵀ q_t`.
+The recurrence of Gated DeltaNet (GDN) / Kimi Delta Attention (KDA): state `S ∈ α^{d_k×d_v}`, per
+token a diagonal decay `D_t = Diag(g_t)` (KDA; GDN is the scalar case `g_t = α_t 𝟙`), a write
+strength `β_t`, key `k_t`, value `v_t`, query `q_t`: `X_t = D_t S_{t−1}`, `r_t = v_t − X_tᵀ k_t`,
+`S_t = X_t + β_t k_t r_tᵀ`, read-out `o_t = S_tᵀ q_t`. Every step is affine in the state, so for
+**every** contiguous chunking the chunkwise evaluation gives exactly the sequential states and
+outputs; a diagonal gate need not commute with the correction; the unit write is not invertible.
 
-Proved, over any commutative ring:
-* `step_eq_affine`: `S_t = (I − β_t k_t k_tᵀ) D_t S_{t−1} + β_t k_t v_tᵀ`, an affine map `S ↦ P S + R`;
+## Main definitions
+
+* `outer`, `readout`: `u vᵀ` and `Sᵀ q`;
+* `Token`, `step`: one GDN/KDA token and the decay-then-correct step;
+* `Aff`, `Aff.apply`, `Aff.comp`, `Aff.id`, `Token.aff`: affine maps `S ↦ P S + R` on states, their
+  composition, and the token's map `P = (I − β k kᵀ) D`, `R = β k vᵀ`;
+* `run`, `trace`: the sequential final state and trace;
+* `chunkAff`, `chunkTrace`, `chunkedTrace`, `chunkedRun`: a chunk's composed map, the within-chunk
+  evaluation by accumulated prefix maps `(P_i, R_i)`, and the chunked evaluation;
+* `corr`, `e1`, `unitToken`: `I − β k kᵀ`, `e₁`, the rollback token.
+
+## Main statements
+
+* `step_eq_affine`: `S_t = (I − β_t k_t k_tᵀ) D_t S_{t−1} + β_t k_t v_tᵀ`, an affine map
+  `S ↦ P S + R`;
 * `aff_comp_apply`: affine maps compose as `P = P₂P₁`, `R = P₂R₁ + R₂`;
 * `chunkAff_apply`: a chunk's composed map equals running its tokens one by one;
 * `chunked_trace_eq_sequential` (and the instances `chunked_states_eq_sequential`,
-  `chunked_outputs_eq_sequential`, `chunked_final_eq_sequential`): for **every** contiguous
-  chunking, the chunkwise evaluation (each within-chunk state computed directly from the chunk's
-  start state by the accumulated prefix map `(P_i, R_i)`, chunk start states passed on by the
-  chunk maps) gives exactly the sequential states and outputs;
-* `scalar_gate_commutes` and `gate_order_differs`: a scalar gate commutes with
-  `I − βkkᵀ`, a diagonal one need not (witness `k = (1,1)`, `β = 1`, `D = Diag(1,0)`);
-* `unit_write_overwrites_row` and `unit_write_not_injective`: with `β = 1`, `k = e₁`, `D = I`,
-  the write replaces row 1 by `vᵀ`, so two states differing only in row 1 give the same new
-  state (speculative rollback cannot invert the step).
+  `chunked_outputs_eq_sequential`, `chunked_final_eq_sequential`): for every contiguous chunking,
+  the chunkwise evaluation (each within-chunk state computed directly from the chunk's start state
+  by the accumulated prefix map, chunk start states passed on by the chunk maps) gives exactly the
+  sequential states and outputs;
+* `scalar_gate_commutes`, `gate_order_differs`: a scalar gate commutes with `I − βkkᵀ`, a diagonal
+  one need not (witness `k = (1,1)`, `β = 1`, `D = Diag(1,0)`);
+* `unit_write_overwrites_row`, `unit_write_forgets_row`, `unit_write_not_injective`: with `β = 1`,
+  `k = e₁`, `D = I`, the write replaces row 1 by `vᵀ`, so two states differing only in row 1 give
+  the same new state (speculative rollback cannot invert the step).
 
-Not covered: the state adjoint / truncated backpropagation through chunks, floating point, the
-WY/UT-transform kernels of the papers' implementations (only their exact-arithmetic target),
-state resets at chunk boundaries.
+## Implementation notes
+
+Over any commutative ring. Not a result of the PLGA paper (architecture-variant notes on GDN/KDA).
+The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered:
+the state adjoint / truncated backpropagation through chunks, floating point, the WY/UT-transform
+kernels of the papers' implementations (only their exact-arithmetic target), state resets at
+chunk boundaries.
+
+## References
+
+* Gated DeltaNet, Kimi Delta Attention (architecture-variant notes);
+* `../shared/spec/VARIANTS.md` §1.
 -/
 
 @[expose] public section
@@ -262,7 +285,8 @@ theorem chunked_final_eq_sequential (cs : List (List (Token dk dv α))) (S : Mat
 /-! ## Order of gate and correction -/
 
 /-- The correction matrix `I − β k kᵀ`. -/
-noncomputable def corr (β : α) (k : Vec dk α) : Mat dk dk α := Mat.sub (Mat.one dk) (Mat.smul β (outer k k))
+noncomputable def corr (β : α) (k : Vec dk α) : Mat dk dk α :=
+  Mat.sub (Mat.one dk) (Mat.smul β (outer k k))
 
 /-- GDN (VARIANTS.md §1, order): a scalar gate `D = c I` commutes with `I − βkkᵀ`, so for GDN the
 order of decay and correction is immaterial. Does not cover: diagonal (KDA) gates. -/
@@ -275,7 +299,8 @@ theorem scalar_gate_commutes (β c : α) (k : Vec dk α) :
 the papers' kernels use (decay first). -/
 theorem gate_order_differs (h10 : (1 : α) ≠ 0) :
     Mat.mul (corr (1 : α) (fun _ : Fin 2 => 1)) (Mat.diag (fun i : Fin 2 => if i = 0 then 1 else 0))
-      ≠ Mat.mul (Mat.diag (fun i : Fin 2 => if i = 0 then 1 else 0)) (corr (1 : α) (fun _ => 1)) := by
+      ≠ Mat.mul (Mat.diag (fun i : Fin 2 => if i = 0 then 1 else 0))
+          (corr (1 : α) (fun _ => 1)) := by
   intro h
   have := congrFun (congrFun h 1) 0
   rw [gdn_mul_diag_apply, gdn_diag_mul_apply] at this

@@ -1,35 +1,56 @@
 module
 
+public import Formal.Data.Order
 public import Formal.Variants.DeltaNet
 
 /-!
 # Kaczmarz Linear Attention (KLA): one write — contraction, projection, line search, proximal form
 
-KLA (arXiv 2605.08587; `../shared/spec/VARIANTS.md`, §2) is the GDN recurrence
-(`Formal/Variants/DeltaNet.lean`) with a scalar decay and the Kaczmarz write strength
-`β = η/(‖k‖² + ε)`: from the decayed state `S̃ = α S`, residual `e = v − S̃ᵀk`, the write is
-`S = S̃ + β k eᵀ` (`write`). `kla_step_is_gdn_step` identifies it with `DeltaNet.step`.
+KLA is the GDN recurrence (`Formal/Variants/DeltaNet.lean`) with a scalar decay and the Kaczmarz
+write strength `β = η/(‖k‖² + ε)`: from the decayed state `S̃ = α S`, residual `e = v − S̃ᵀk`, the
+write is `S = S̃ + β k eᵀ`. One write contracts the residual by a factor in `[0, 1)`, is (for
+`η = 1`, `ε = 0`) the minimum-change projection and the exact line search, and (for `η < 1`) the
+minimizer of a proximal objective.
 
-Proved, over any (ordered) field:
+## Main definitions
+
+* `sqNorm`, `frob`: `‖x‖²` and the Frobenius inner product `⟨M, N⟩_F`;
+* `residual`, `write`: `e = v − Xᵀk` and the delta write `X + β k eᵀ`;
+* `klaBeta`, `klaStep`: `β = η/(‖k‖² + ε)` and the KLA step (decay by `a`, then the write);
+* `sqLoss`, `proxObj`: the write loss `‖Sᵀk − v‖²` and the proximal objective
+  `‖S − S̃‖_F² + μ‖Sᵀk − v‖²`.
+
+## Main statements
+
+* `kla_step_is_gdn_step`: the KLA step is `DeltaNet.step` with a scalar gate;
 * `readout_write`, `kla_interference`: `Δ(Sᵀk') = β e (kᵀk')`;
 * `residual_write`, `kla_residual_contraction`: `e⁺ = (1 − β‖k‖²) e = (1 − η‖k‖²/(‖k‖²+ε)) e`;
-  `kla_factor_nonneg`, `kla_factor_lt_one` (factor in `[0,1)` for `k ≠ 0`, `0 < η ≤ 1`, `ε ≥ 0`),
-  `kla_residual_eps_zero` (`e⁺ = (1 − η) e` for `ε = 0`);
+  `kla_factor_nonneg`, `kla_factor_lt_one` (factor in `[0,1)` for `k ≠ 0`, `0 < η ≤ 1`,
+  `ε ≥ 0`), `kla_residual_eps_zero` (`e⁺ = (1 − η) e` for `ε = 0`);
 * projection (`η = 1`, `ε = 0`): `proj_write_solves` (`Sᵀk = v`), `increment_orthogonal`
   (`⟨k eᵀ, H⟩_F = 0` whenever `Hᵀk = 0`), `kla_projection_min_change` (minimum Frobenius change);
-* line search: `sqLoss_expand` (the loss `‖Sᵀk − v‖²` along `S̃ + tH` is
-  `‖e‖² − 2t⟨k eᵀ, H⟩ + t²‖Hᵀk‖²`, i.e. its negative gradient at `S̃` is `2 k eᵀ`),
-  `sqLoss_line` (`(1 − τ‖k‖²)² ‖e‖²` along `S̃ + τ k eᵀ`), `line_search_exact` (zero at
-  `τ = 1/‖k‖²`, positive elsewhere when `e ≠ 0`);
-* proximal form: `prox_minimizer` (`S̃ + μ/(1+μ‖k‖²) k eᵀ` minimizes
-  `‖S − S̃‖² + μ‖Sᵀk − v‖²`), `kla_beta_eq_prox_coeff` and `kla_write_solves_prox` (with
-  `μ = η/((1 − η)‖k‖² + ε)`, `η < 1`, this is the KLA write);
+* line search: `sqLoss_expand` (the loss along `S̃ + tH` is `‖e‖² − 2t⟨k eᵀ, H⟩ + t²‖Hᵀk‖²`, i.e.
+  its negative gradient at `S̃` is `2 k eᵀ`), `sqLoss_line` (`(1 − τ‖k‖²)² ‖e‖²` along
+  `S̃ + τ k eᵀ`), `line_search_exact` (zero at `τ = 1/‖k‖²`, positive elsewhere when `e ≠ 0`);
+* proximal form: `prox_minimizer` (`S̃ + μ/(1+μ‖k‖²) k eᵀ` minimizes `proxObj`),
+  `kla_beta_eq_prox_coeff` and `kla_write_solves_prox` (with `μ = η/((1 − η)‖k‖² + ε)`, `η < 1`,
+  this is the KLA write);
 * `kla_worked_example` (over `Rat`): `S̃ = 0`, `k = 2`, `v = 1`: `β = 1` overshoots (read-out 4),
   `β = 1/4` reads out exactly `1`.
 
-(The objectives are stated without the factor `½`; minimizers are the same.)
-Not covered: the chunkwise form (`Formal/Variants/KlaChunk.lean`), the sigmoid parametrization
-of `η`, the normalized read-out `q/‖q‖` (a change of query), floating point.
+## Implementation notes
+
+Over any (ordered) field. The objectives are stated without the factor `½` (minimizers are the
+same); minimality is proved, not uniqueness. Not a result of the PLGA paper: the mechanism is from
+arXiv 2605.08587. The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no
+counterpart (no public formalization). Not covered: the chunkwise form
+(`Formal/Variants/KlaChunk.lean`), the sigmoid parametrization of `η`, the normalized read-out
+`q/‖q‖` (a change of query), floating point, `η > 1` (over-relaxation).
+
+## References
+
+* Kaczmarz Linear Attention, arXiv 2605.08587;
+* `../shared/spec/VARIANTS.md` §2.
 -/
 
 @[expose] public section
@@ -179,7 +200,8 @@ theorem sqLoss_expand (X H : Mat dk dv α) (t : α) (k : Vec dk α) (v : Vec dv 
 /-- KLA paper, line search: along `S̃ + τ k eᵀ` the loss is `(1 − τ‖k‖²)² ‖e‖²`. Does not cover:
 other directions. -/
 theorem sqLoss_line (X : Mat dk dv α) (τ : α) (k : Vec dk α) (v : Vec dv α) :
-    sqLoss (write X τ k v) k v = (1 - τ * sqNorm k) * (1 - τ * sqNorm k) * sqNorm (residual X k v) := by
+    sqLoss (write X τ k v) k v
+      = (1 - τ * sqNorm k) * (1 - τ * sqNorm k) * sqNorm (residual X k v) := by
   have h : sqLoss (write X τ k v) k v
       = sqNorm (fun j => (-(1 - τ * sqNorm k)) * residual X k v j + 0 * residual X k v j) := by
     simp only [sqLoss]; congr 1; funext j
@@ -189,19 +211,8 @@ theorem sqLoss_line (X : Mat dk dv α) (τ : α) (k : Vec dk α) (v : Vec dv α)
 section Ordered
 variable [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
-theorem kla_mul_self_nonneg (a : α) : 0 ≤ a * a := by
-  rcases Std.le_total (a := 0) (b := a) with h | h
-  · exact Lean.Grind.OrderedRing.mul_nonneg h h
-  · exact Lean.Grind.OrderedRing.mul_nonneg_of_nonpos_of_nonpos h h
-
-theorem kla_mul_self_pos {a : α} (h : a ≠ 0) : 0 < a * a := by
-  rcases (show a < 0 ∨ a = 0 ∨ 0 < a by grind) with h' | h' | h'
-  · exact Lean.Grind.OrderedRing.mul_pos_of_neg_of_neg h' h'
-  · exact absurd h' h
-  · exact Lean.Grind.OrderedRing.mul_pos h' h'
-
 theorem sqNorm_nonneg {n : Nat} (x : Vec n α) : 0 ≤ sqNorm x :=
-  fsum_nonneg n _ (fun i => kla_mul_self_nonneg (x i))
+  fsum_nonneg n _ (fun i => mul_self_nonneg (x i))
 
 theorem frob_self_nonneg {m n : Nat} (H : Mat m n α) : 0 ≤ frob H H :=
   fsum_nonneg m _ (fun i => sqNorm_nonneg (H i))
@@ -209,8 +220,8 @@ theorem frob_self_nonneg {m n : Nat} (H : Mat m n α) : 0 ≤ frob H H :=
 /-- A key with a nonzero entry has `‖k‖² > 0` (the hypothesis `k ≠ 0` of the paper). -/
 theorem sqNorm_pos_of_ne {n : Nat} (x : Vec n α) (hx : ∃ i, x i ≠ 0) : 0 < sqNorm x := by
   obtain ⟨i, hi⟩ := hx
-  have h := le_fsum_of_nonneg n (fun i => x i * x i) (fun i => kla_mul_self_nonneg (x i)) i
-  exact Std.lt_of_lt_of_le (kla_mul_self_pos hi) h
+  have h := le_fsum_of_nonneg n (fun i => x i * x i) (fun i => mul_self_nonneg (x i)) i
+  exact Std.lt_of_lt_of_le (mul_self_pos hi) h
 
 theorem kla_ratio_pos {η s ε : α} (hs : 0 < s) (hη : 0 < η) (hε : 0 ≤ ε) :
     0 < η * s / (s + ε) := by
@@ -223,7 +234,8 @@ theorem kla_ratio_le_one {η s ε : α} (hs : 0 < s) (hη1 : η ≤ 1) (hε : 0 
   have hne : s + ε ≠ 0 := by grind
   have hpos : 0 < s + ε := by grind
   have hmul : η * s / (s + ε) * (s + ε) = η * s := by grind
-  have hηs : η * s ≤ 1 * s := Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_right hη1 (Std.le_of_lt hs)
+  have hηs : η * s ≤ 1 * s :=
+    Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_right hη1 (Std.le_of_lt hs)
   rcases (show η * s / (s + ε) ≤ 1 ∨ 1 < η * s / (s + ε) by grind) with h | h
   · exact h
   · have := Lean.Grind.OrderedRing.mul_lt_mul_of_pos_right h hpos
@@ -298,7 +310,7 @@ theorem line_search_exact (X : Mat dk dv α) (k : Vec dk α) (hk : ∃ i, k i �
     rw [this]; grind
   · intro τ hτ he
     rw [sqLoss_line]
-    exact Lean.Grind.OrderedRing.mul_pos (kla_mul_self_pos (by grind))
+    exact Lean.Grind.OrderedRing.mul_pos (mul_self_pos (by grind))
       (sqNorm_pos_of_ne _ he)
 
 /-- The proximal objective `‖S − S̃‖_F² + μ‖Sᵀk − v‖²` (twice the paper's). -/
@@ -339,7 +351,8 @@ theorem prox_minimizer (μ c : α) (hμ : 0 ≤ μ) (X : Mat dk dv α) (k : Vec 
 /-- KLA paper, proximal form: with `μ = η/((1 − η)‖k‖² + ε)` (`k ≠ 0`, `η < 1`, `ε ≥ 0`)
 the proximal coefficient `μ/(1 + μ‖k‖²)` equals the KLA `β = η/(‖k‖² + ε)`. Does not cover:
 the limit `η → 1` (the projection, `proj_write_solves`). -/
-theorem kla_beta_eq_prox_coeff (k : Vec dk α) (hk : ∃ i, k i ≠ 0) {η ε : α} (hη1 : η < 1) (hε : 0 ≤ ε) :
+theorem kla_beta_eq_prox_coeff (k : Vec dk α) (hk : ∃ i, k i ≠ 0) {η ε : α} (hη1 : η < 1)
+    (hε : 0 ≤ ε) :
     η / ((1 - η) * sqNorm k + ε) / (1 + η / ((1 - η) * sqNorm k + ε) * sqNorm k)
       = klaBeta η ε k := by
   have hs := sqNorm_pos_of_ne k hk

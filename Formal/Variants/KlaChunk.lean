@@ -5,26 +5,53 @@ public import Formal.Variants.Kla
 /-!
 # KLA / scalar-gated delta rule: the chunkwise (UT / lower-triangular) form is exact
 
-The chunkwise form of Kaczmarz Linear Attention (arXiv 2605.08587, chunkwise algorithm; restated
-consistently in `../shared/spec/VARIANTS.md`, §2). A chunk of `C` tokens with scalar decays
-`α_t`, write strengths `β_t`, keys `k_t` (rows of `K`), values `v_t` (rows of `V`), queries `q_t`
-(rows of `Q`), start state `S₀`; `γ_i = α_1 ⋯ α_i`, `D_γ = Diag(γ)`, `B = Diag(β)`,
-`A_ij = γ_i/γ_j` (`j ≤ i`, else `0`), `A⁻` its strictly lower part:
-* `[I + B(A⁻ ⊙ K Kᵀ)] U = B(V − D_γ K S₀)` (`sysMat`, `sysRhs`; unit lower triangular:
-  `sysMat_unit_lower`);
-* `O = D_γ Q S₀ + (A ⊙ Q Kᵀ) U` (`outMat`), `S_out = γ_C S₀ + Kᵀ Diag(γ_C/γ_j) U` (`stateOut`).
+The chunkwise form of Kaczmarz Linear Attention. A chunk of `C` tokens with scalar decays `α_t`,
+write strengths `β_t`, keys `k_t` (rows of `K`), values `v_t` (rows of `V`), queries `q_t` (rows of
+`Q`), start state `S₀`; `γ_i = α_1 ⋯ α_i`, `D_γ = Diag(γ)`, `B = Diag(β)`, `A_ij = γ_i/γ_j`
+(`j ≤ i`, else `0`), `A⁻` its strictly lower part. When every `γ_i ≠ 0`, the unit lower triangular
+system `[I + B(A⁻ ⊙ K Kᵀ)] U = B(V − D_γ K S₀)` has exactly one solution, the write vectors of the
+token recurrence, and `O = D_γ Q S₀ + (A ⊙ Q Kᵀ) U`, `S_out = γ_C S₀ + Kᵀ Diag(γ_C/γ_j) U` are the
+recurrence's outputs and final state.
 
-Proved (`γ_i ≠ 0` for all `i`): the write vectors of the token recurrence
-(`u_t = β_t (v_t − (α_t S_{t−1})ᵀ k_t)`) solve the system (`recurrence_solves_system`); the system
-has no other solution (`system_solution_unique`, forward substitution); and for **every** solution
-`U`, row `i` of `O` is the recurrence output `S_iᵀ q_i` (`chunk_output_eq_recurrence`) and
-`S_out` is the recurrence state after the chunk (`chunk_state_eq_recurrence`). The recurrence is
-`DeltaNet.step` with the scalar gate `α_t 𝟙` (`state`); KLA is the instance
-`β_t = η_t/(‖k_t‖² + ε)` with normalized queries, GDN the instance with arbitrary `β_t`.
+## Main definitions
 
-Not covered: per-channel (KDA) decays, the numerical solution of the triangular system, the
-passing of `S_out` to the next chunk (see `DeltaNet.chunked_trace_eq_sequential` for exact
-chunk composition), floating point.
+* `nsum`: sums over `Nat` prefixes, with the lemmas that convert `Fin C` sums to them;
+* `Stream`, `Stream.tok`, `state`: a token stream, token `t` as a GDN token with the scalar gate
+  `α_t 𝟙`, and the recurrence `state (t+1) = DeltaNet.step (token t) (state t)`;
+* `cum`, `wvec`: cumulative decays and the recurrence's write vector
+  `u_t = β_t (v_t − (α_t S_{t−1})ᵀ k_t)`;
+* `Kc`, `Qc`, `Vc`, `gam`, `Amat`, `Aminus`, `Bd`: the chunk matrices `K`, `Q`, `V`, `γ`, `A`,
+  `A⁻`, `B`;
+* `sysMat`, `sysRhs`: the system matrix `I + B(A⁻ ⊙ K Kᵀ)` and right-hand side
+  `B(V − D_γ K S₀)`;
+* `outMat`, `stateOut`, `Urec`: the chunk output `O`, the state after the chunk `S_out`, and the
+  recurrence's write vectors as a `C × d_v` matrix.
+
+## Main statements
+
+* `state_unroll`, `wvec_row`: the unrolled recurrence and its system row;
+* `sysMat_unit_lower`: `I + B(A⁻ ⊙ K Kᵀ)` is unit lower triangular;
+* `recurrence_solves_system`: the recurrence's write vectors solve the system;
+* `system_solution_unique`: the system has no other solution (forward substitution);
+* `chunk_output_eq_recurrence`: for **every** solution `U`, row `i` of `O` is the recurrence
+  output `S_iᵀ q_i`;
+* `chunk_state_eq_recurrence`: `S_out` is the recurrence state after the chunk.
+
+## Implementation notes
+
+Hypothesis: all cumulative decays nonzero (`γ_i ≠ 0`); the decay is scalar per token. The
+recurrence is `DeltaNet.step` with the scalar gate `α_t 𝟙` (`state`); KLA is the instance
+`β_t = η_t/(‖k_t‖² + ε)` with normalized queries, GDN the instance with arbitrary `β_t`. Not a
+result of the PLGA paper (arXiv 2605.08587, chunkwise algorithm, restated consistently in
+VARIANTS.md). The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart.
+Not covered: per-channel (KDA) decays, the numerical solution of the triangular system and its
+conditioning, the passing of `S_out` to the next chunk (see `DeltaNet.chunked_trace_eq_sequential`
+for exact chunk composition), floating point.
+
+## References
+
+* Kaczmarz Linear Attention, arXiv 2605.08587 (chunkwise algorithm);
+* `../shared/spec/VARIANTS.md` §2.
 -/
 
 @[expose] public section
@@ -137,7 +164,8 @@ noncomputable def wvec (s : Stream dk dv α) (S₀ : Mat dk dv α) (t : Nat) : V
 theorem state_succ_apply (s : Stream dk dv α) (S₀ : Mat dk dv α) (t : Nat) (x : Fin dk)
     (y : Fin dv) :
     state s S₀ (t + 1) x y = s.a t * state s S₀ t x y + s.k t x * wvec s S₀ t y := by
-  have h : Mat.mul (Mat.diag (fun _ => s.a t)) (state s S₀ t) = Mat.smul (s.a t) (state s S₀ t) := by
+  have h : Mat.mul (Mat.diag (fun _ => s.a t)) (state s S₀ t)
+      = Mat.smul (s.a t) (state s S₀ t) := by
     funext i j; rw [gdn_diag_mul_apply]; rfl
   show write (Mat.mul (Mat.diag (fun _ => s.a t)) (state s S₀ t)) (s.b t) (s.k t) (s.v t) x y = _
   rw [h, write_apply]; simp only [wvec, residual, Mat.smul]; grind
@@ -179,7 +207,8 @@ theorem readout_unrolled (s : Stream dk dv α) (S₀ : Mat dk dv α) (t : Nat) (
   apply nsum_congr_lt; intro j _; simp only [Mat.dot]
   rw [← fsum_mul_left, ← fsum_mul_right]; apply fsum_congr; intro x; grind
 
-/-- The recurrence's system row: `u_t + β_t Σ_{j<t} (γ_t/γ_j)(k_tᵀk_j) u_j = β_t (v_t − γ_t S₀ᵀk_t)`. -/
+/-- The recurrence's system row:
+`u_t + β_t Σ_{j<t} (γ_t/γ_j)(k_tᵀk_j) u_j = β_t (v_t − γ_t S₀ᵀk_t)`. -/
 theorem wvec_row (s : Stream dk dv α) (S₀ : Mat dk dv α) (t : Nat)
     (hγ : ∀ j, j < t → cum s (j + 1) ≠ 0) (y : Fin dv) :
     wvec s S₀ t y + s.b t * nsum t (fun j => cum s (t + 1) / cum s (j + 1)
@@ -190,7 +219,8 @@ theorem wvec_row (s : Stream dk dv α) (S₀ : Mat dk dv α) (t : Nat)
     rw [gdn_readout_apply (state s S₀ t)]
     simp only [state_unroll s S₀ t hγ]
     rw [readout_unrolled]
-  have h2 : nsum t (fun j => cum s (t + 1) / cum s (j + 1) * Mat.dot (s.k t) (s.k j) * wvec s S₀ j y)
+  have h2 : nsum t (fun j => cum s (t + 1) / cum s (j + 1) * Mat.dot (s.k t) (s.k j)
+        * wvec s S₀ j y)
       = s.a t * nsum t (fun j => cum s t / cum s (j + 1) * Mat.dot (s.k j) (s.k t)
         * wvec s S₀ j y) := by
     rw [← nsum_mul_left]; apply nsum_congr_lt; intro j _
@@ -222,7 +252,8 @@ noncomputable def Bd : Mat C C α := Mat.diag (fun i => s.b i.val)
 
 /-- The system matrix `I + B(A⁻ ⊙ K Kᵀ)`. -/
 noncomputable def sysMat : Mat C C α :=
-  Mat.add (Mat.one C) (Mat.mul (Bd s C) (Mat.hadamard (Aminus s C) (Mat.mul (Kc s C) (Mat.transpose (Kc s C)))))
+  Mat.add (Mat.one C)
+    (Mat.mul (Bd s C) (Mat.hadamard (Aminus s C) (Mat.mul (Kc s C) (Mat.transpose (Kc s C)))))
 
 /-- The right-hand side `B(V − D_γ K S₀)`. -/
 noncomputable def sysRhs (S₀ : Mat dk dv α) : Mat C dv α :=
@@ -242,7 +273,8 @@ noncomputable def stateOut (S₀ : Mat dk dv α) (U : Mat C dv α) : Mat dk dv �
 noncomputable def Urec (S₀ : Mat dk dv α) : Mat C dv α := fun i => wvec s S₀ i.val
 
 theorem sysMat_apply (i j : Fin C) :
-    sysMat s C i j = Mat.one C i j + s.b i.val * (Aminus s C i j * Mat.dot (s.k i.val) (s.k j.val)) := by
+    sysMat s C i j
+      = Mat.one C i j + s.b i.val * (Aminus s C i j * Mat.dot (s.k i.val) (s.k j.val)) := by
   simp only [sysMat, Mat.add, Bd]; rw [gdn_diag_mul_apply]; rfl
 
 theorem sysMat_mul_apply (U : Mat C dv α) (i : Fin C) (y : Fin dv) :
@@ -280,7 +312,8 @@ theorem recurrence_solves_system (S₀ : Mat dk dv α) (hγ : ∀ i : Fin C, gam
   rw [sysMat_mul_apply, sysRhs_apply]
   have hm := fsum_masked_eq_nsum (C := C) (m := i.val) (by omega)
     (fun j => cum s (i.val + 1) / cum s (j + 1) * Mat.dot (s.k i.val) (s.k j) * wvec s S₀ j y)
-  rw [fsum_congr C (g := fun j : Fin C => if j.val < i.val then cum s (i.val + 1) / cum s (j.val + 1)
+  rw [fsum_congr C (g := fun j : Fin C =>
+      if j.val < i.val then cum s (i.val + 1) / cum s (j.val + 1)
       * Mat.dot (s.k i.val) (s.k j.val) * wvec s S₀ j.val y else 0) (by
       intro j; simp only [Aminus, gam, Urec]; split <;> grind), hm]
   exact wvec_row s S₀ i.val (gam_ne_of s C hγ i.val (by omega)) y
@@ -302,7 +335,8 @@ theorem system_solution_unique (S₀ : Mat dk dv α) (hγ : ∀ i : Fin C, gam s
       have e2 := congrFun (congrFun hR i) y
       rw [sysMat_mul_apply] at e1 e2
       have hs : fsum C (fun j => Aminus s C i j * Mat.dot (s.k i.val) (s.k j.val) * U j y)
-          = fsum C (fun j => Aminus s C i j * Mat.dot (s.k i.val) (s.k j.val) * Urec s C S₀ j y) := by
+          = fsum C (fun j => Aminus s C i j * Mat.dot (s.k i.val) (s.k j.val)
+              * Urec s C S₀ j y) := by
         apply fsum_congr; intro j
         by_cases hj : j.val < i.val
         · rw [ih j (by omega)]

@@ -1,30 +1,52 @@
 module
 
+public import Formal.Data.Block
 public import Formal.Data.Matrix
+public import Formal.Data.Order
 
 /-!
-# mHC residual mixing: doubly stochastic matrices do not expand, Sinkhorn, and what the bound misses
+# mHC residual mixing: doubly stochastic matrices do not expand; Sinkhorn; what the bound misses
 
-mHC (manifold-constrained hyper-connections; `../shared/spec/VARIANTS.md`, §3) keeps `n`
-residual streams `X ∈ α^{n×d}` and updates `X_{ℓ+1} = B_ℓ X_ℓ + C_ℓ F_ℓ(A_ℓ X_ℓ)` with `B_ℓ ≥ 0`
-doubly stochastic (`B𝟙 = 𝟙`, `𝟙ᵀB = 𝟙ᵀ`), `B` produced by Sinkhorn normalization.
+mHC (manifold-constrained hyper-connections) keeps `n` residual streams `X ∈ α^{n×d}` and updates
+`X_{ℓ+1} = B_ℓ X_ℓ + C_ℓ F_ℓ(A_ℓ X_ℓ)` with `B_ℓ ≥ 0` doubly stochastic (`B𝟙 = 𝟙`, `𝟙ᵀB = 𝟙ᵀ`), `B`
+produced by Sinkhorn normalization. A nonnegative doubly stochastic `B` does not increase the
+squared Euclidean norm and products stay doubly stochastic; one Sinkhorn step normalizes exactly
+one side; and the layer transfer can still expand, since the bound constrains `B` only.
 
-Proved:
-* `weighted_mean_sq_le` (the row-sum Cauchy–Schwarz step: for weights `w ≥ 0`, `Σ w = 1`,
-  `(Σ w_j x_j)² ≤ Σ w_j x_j²`, via `Σ w_j (x_j − m)² ≥ 0`, no spectral theory);
+## Main definitions
+
+* `rowSum`, `colSum`, `normSq`: row and column sums, `‖v‖² = Σ v_i²`;
+* `DoublyStochastic`: entries `≥ 0`, every row and column sums to `1`;
+* `colStep`, `rowStep`: the Sinkhorn column and row steps;
+* `sinkM0`, `mix2`: the examples `[[4,1],[1,1]]` and `[[2/3,1/3],[1/3,2/3]]`;
+* `transfer`: the mHC layer transfer `X ↦ B X + C F(A X)`.
+
+## Main statements
+
+* `weighted_mean_sq_le`: the row-sum Cauchy–Schwarz step: for weights `w ≥ 0`, `Σ w = 1`,
+  `(Σ w_j x_j)² ≤ Σ w_j x_j²`, via `Σ w_j (x_j − m)² ≥ 0`, no spectral theory;
 * `doublyStochastic_normSq_le`: `‖B v‖² ≤ ‖v‖²` for every nonnegative doubly stochastic `B`;
-* `doublyStochastic_mul` (products stay doubly stochastic) and `doublyStochastic_mul_normSq_le`;
-* `colStep_colSum` / `colStep_colSum_of_pos`, `rowStep_rowSum`: after a Sinkhorn column
-  (row) step the column (row) sums are exactly `1`;
-* `sinkhorn_round_row_sum` / `sinkhorn_orders_differ` (over `Rat`, `M⁽⁰⁾ = [[4,1],[1,1]]`):
-  after one row-then-column round row 1 sums to `82/91 ≠ 1`; row-first and column-first differ;
+* `doublyStochastic_mul` (products stay doubly stochastic), `doublyStochastic_mul_normSq_le`;
+* `colStep_colSum` / `colStep_colSum_of_pos`, `rowStep_rowSum`: after a Sinkhorn column (row) step
+  the column (row) sums are exactly `1`;
+* `sinkhorn_round_row_sum` / `sinkhorn_orders_differ` (over `Rat`, `M⁽⁰⁾ = [[4,1],[1,1]]`): after
+  one row-then-column round row 1 sums to `82/91 ≠ 1`; row-first and column-first differ;
 * `mix_keeps_ones`, `mix_contracts_difference`: `B = [[2/3,1/3],[1/3,2/3]]` fixes `[1,1]` and
   scales `[1,−1]` by `1/3`;
-* `mhc_transfer_amplifies` (over `Rat`): one stream, `B = 1`, `A = 1/2`, `C = 1`, `F(u) = 4u`
-  gives `x ↦ 3x` although `B` is doubly stochastic — the bound constrains `B` only.
+* `mhc_transfer_amplifies` (over `Rat`): one stream, `B = 1`, `A = 1/2`, `C = 1`, `F(u) = 4u` gives
+  `x ↦ 3x` although `B` is doubly stochastic.
 
-Not covered: the spectral norm as such (only the squared-norm inequality), convergence of
-Sinkhorn iterations, the learned parametrization of `A`, `C`, floating point.
+## Implementation notes
+
+Not a result of the PLGA paper (mHC). The authors' repository
+`burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered: the spectral norm as such
+(only the squared-norm inequality), convergence of Sinkhorn iterations, the learned
+parametrization of `A`, `C`, floating point.
+
+## References
+
+* mHC, manifold-constrained hyper-connections;
+* `../shared/spec/VARIANTS.md` §3.
 -/
 
 @[expose] public section
@@ -55,11 +77,6 @@ variable [Lean.Grind.CommRing α] [LE α] [LT α] [Std.LawfulOrderLT α] [Std.Is
 def DoublyStochastic {n : Nat} (B : Mat n n α) : Prop :=
   (∀ i j, 0 ≤ B i j) ∧ (∀ i, rowSum B i = 1) ∧ (∀ j, colSum B j = 1)
 
-theorem mhc_mul_self_nonneg (a : α) : 0 ≤ a * a := by
-  rcases Std.le_total (a := 0) (b := a) with h | h
-  · exact Lean.Grind.OrderedRing.mul_nonneg h h
-  · exact Lean.Grind.OrderedRing.mul_nonneg_of_nonpos_of_nonpos h h
-
 /-- mHC (VARIANTS.md §3), the row-sum Cauchy–Schwarz step: for nonnegative weights summing to
 `1`, `(Σ w_j x_j)² ≤ Σ w_j x_j²` (proved from `Σ w_j (x_j − m)² ≥ 0`). Does not cover: weights
 with another total. -/
@@ -68,7 +85,7 @@ theorem weighted_mean_sq_le {n : Nat} (w x : Vec n α) (hw : ∀ j, 0 ≤ w j) (
       ≤ fsum n (fun j => w j * (x j * x j)) := by
   generalize hm : fsum n (fun j => w j * x j) = m
   have h0 := fsum_nonneg n (fun j => w j * ((x j - m) * (x j - m)))
-    (fun j => Lean.Grind.OrderedRing.mul_nonneg (hw j) (mhc_mul_self_nonneg _))
+    (fun j => Lean.Grind.OrderedRing.mul_nonneg (hw j) (mul_self_nonneg _))
   have hexp : fsum n (fun j => w j * ((x j - m) * (x j - m)))
       = fsum n (fun j => w j * (x j * x j)) - (2 * m) * fsum n (fun j => w j * x j)
         + (m * m) * fsum n w := by
@@ -172,11 +189,6 @@ end Field
 
 /-! ## Witnesses over `Rat` -/
 
-theorem mhc_fin2_cases (i : Fin 2) : i = 0 ∨ i = 1 := by
-  match i with
-  | ⟨0, _⟩ => exact Or.inl rfl
-  | ⟨1, _⟩ => exact Or.inr rfl
-
 /-- The Sinkhorn start matrix `[[4,1],[1,1]]` of VARIANTS.md §3. -/
 def sinkM0 : Mat 2 2 Rat := fun i j => if i = 0 ∧ j = 0 then 4 else 1
 
@@ -201,19 +213,20 @@ def mix2 : Mat 2 2 Rat := fun i j => if i = j then 2 / 3 else 1 / 3
 theorem mix2_doublyStochastic : DoublyStochastic mix2 := by
   refine ⟨?_, ?_, ?_⟩
   · intro i j; simp only [mix2]; split <;> grind
-  · intro i; rcases mhc_fin2_cases i with rfl | rfl <;> simp [rowSum, mix2, fsum] <;> grind
-  · intro j; rcases mhc_fin2_cases j with rfl | rfl <;> simp [colSum, mix2, fsum] <;> grind
+  · intro i; rcases fin2_cases i with rfl | rfl <;> simp [rowSum, mix2, fsum] <;> grind
+  · intro j; rcases fin2_cases j with rfl | rfl <;> simp [colSum, mix2, fsum] <;> grind
 
 /-- mHC (VARIANTS.md §3): `B = [[2/3,1/3],[1/3,2/3]]` keeps the mean direction `[1,1]`.
 Does not cover: general `B`. -/
 theorem mix_keeps_ones : Mat.mulVec mix2 (fun _ => 1) = fun _ => 1 := by
-  funext i; rcases mhc_fin2_cases i with rfl | rfl <;> simp [Mat.mulVec, mix2, fsum] <;> grind
+  funext i; rcases fin2_cases i with rfl | rfl <;> simp [Mat.mulVec, mix2, fsum] <;> grind
 
 /-- mHC (VARIANTS.md §3): `B = [[2/3,1/3],[1/3,2/3]]` scales the difference direction `[1,−1]` by
 `1/3`. Does not cover: general `B`. -/
 theorem mix_contracts_difference :
-    Mat.mulVec mix2 (fun i => if i = 0 then 1 else -1) = fun i => (1 / 3) * (if i = 0 then 1 else -1) := by
-  funext i; rcases mhc_fin2_cases i with rfl | rfl <;> simp [Mat.mulVec, mix2, fsum] <;> grind
+    Mat.mulVec mix2 (fun i => if i = 0 then 1 else -1)
+      = fun i => (1 / 3) * (if i = 0 then 1 else -1) := by
+  funext i; rcases fin2_cases i with rfl | rfl <;> simp [Mat.mulVec, mix2, fsum] <;> grind
 
 /-- The mHC layer transfer `X ↦ B X + C F(A X)` (`A` a `1×n` row, `C` an `n×1` column, `F` the
 sub-layer on `1×d` rows). -/

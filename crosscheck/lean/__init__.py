@@ -6,6 +6,6 @@
 * :mod:`crosscheck.lean.project` reads ``Formal/``: modules, imports, theorem names,
   the forbidden-construct scan, and the single-file concatenation used by the audit.
 * :mod:`crosscheck.lean.check` kernel-checks every module in dependency order.
-* :mod:`crosscheck.lean.audit` lists the axioms of every theorem, enforces the
+* :mod:`crosscheck.lean.axioms` lists the axioms of every theorem, enforces the
   allow-list and the statement lock, and writes ``reports/axioms.{json,md}``.
 """

@@ -8,7 +8,8 @@ Everything here is plain text processing; nothing runs Lean.
   :class:`~crosscheck.errors.LeanProjectError`).
 * :func:`scan_forbidden` finds proof escape hatches in the source (``sorry``,
   ``admit``, ``axiom`` declarations, ``native_decide``, ``unsafe``,
-  ``implemented_by``, ``extern``, options that weaken checking).
+  ``implemented_by``, ``extern``, options that weaken checking) and ``Formal/`` lines
+  longer than 100 characters.
 * :func:`theorems` lists every ``theorem`` with its fully qualified name.
 * :func:`monolith` concatenates all modules into one file for the axiom audit
   (imported theorems carry no proofs in this Lean build, so the audit must see
@@ -27,11 +28,16 @@ LIB = "Formal"
 
 _IMPORT_RE = re.compile(r"^\s*(?:public\s+)?(?:meta\s+)?import\s+(.+?)\s*$")
 _NAMESPACE_RE = re.compile(r"^\s*namespace\s+([^\s]+)")
-_SECTION_RE = re.compile(r"^\s*(?:@\[[^\]]*\]\s*)?(?:public\s+|private\s+)?(?:noncomputable\s+)?section(?:\s+([^\s]+))?\s*$")
+_SECTION_RE = re.compile(
+    r"^\s*(?:@\[[^\]]*\]\s*)?(?:public\s+|private\s+)?(?:noncomputable\s+)?"
+    r"section(?:\s+([^\s]+))?\s*$")
 _END_RE = re.compile(r"^\s*end(?:\s+([^\s]+))?\s*$")
 _THEOREM_RE = re.compile(
     r"^\s*(?:@\[[^\]]*\]\s*)*(?:(private|protected)\s+)?(?:nonrec\s+)?(theorem|lemma)\s+([^\s:({\[]+)"
 )
+
+#: Longest allowed line of a ``Formal/`` source file, in Unicode characters.
+MAX_LINE = 100
 
 #: (regex, description) of source constructs that weaken or bypass the kernel.
 FORBIDDEN = [
@@ -41,7 +47,8 @@ FORBIDDEN = [
     (re.compile(r"\bimplemented_by\b"), "`implemented_by`"),
     (re.compile(r"\bextern\b"), "`extern`"),
     (re.compile(r"\bunsafe\b"), "`unsafe`"),
-    (re.compile(r"^[ \t]*(?:@\[[^\]]*\][ \t]*)*(?:private[ \t]+|protected[ \t]+)?axiom\s", re.M), "an `axiom` declaration"),
+    (re.compile(r"^[ \t]*(?:@\[[^\]]*\][ \t]*)*(?:private[ \t]+|protected[ \t]+)?axiom\s",
+                re.M), "an `axiom` declaration"),
     (re.compile(r"\bdebug\.skipKernelTC\b"), "option `debug.skipKernelTC`"),
     (re.compile(r"\bset_option\s+debug\."), "a `debug.*` option"),
     (re.compile(r"\bLean\.ofReduceBool\b|\bLean\.trustCompiler\b"), "a compiler-trust axiom"),
@@ -109,7 +116,8 @@ def _read(path: Path, root: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise LeanProjectError(f"{path.relative_to(root)}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise LeanProjectError(f"{path.relative_to(root)}: not UTF-8 text ({exc.reason} at byte "
+                               f"{exc.start})") from None
     except OSError as exc:
         raise LeanProjectError(f"{path}: cannot read: {exc.strerror}") from None
 
@@ -122,7 +130,8 @@ def load_project(root: Path) -> list[Module]:
     """All modules of the project at ``root``, in dependency (topological) order."""
     root = Path(root).absolute()
     if not (root / LIB).is_dir():
-        raise LeanProjectError(f"{root}: no {LIB}/ directory (expected a project root with {LIB}/ and {LIB}.lean)")
+        raise LeanProjectError(f"{root}: no {LIB}/ directory (expected a project root with {LIB}/ "
+                               f"and {LIB}.lean)")
     paths = sorted((root / LIB).rglob("*.lean"))
     if (root / f"{LIB}.lean").exists():
         paths.append(root / f"{LIB}.lean")
@@ -139,7 +148,8 @@ def load_project(root: Path) -> list[Module]:
     for m in mods.values():
         for imp in m.imports:
             if (imp == LIB or imp.startswith(LIB + ".")) and imp not in mods:
-                raise LeanProjectError(f"{m.rel}: imports {imp}, but no file {imp.replace('.', '/')}.lean exists")
+                raise LeanProjectError(f"{m.rel}: imports {imp}, but no file "
+                                       f"{imp.replace('.', '/')}.lean exists")
     order: list[Module] = []
     state: dict[str, int] = {}
 
@@ -167,7 +177,8 @@ def project_deps(mod: Module, mods: dict[str, Module]) -> list[str]:
 
 
 def scan_forbidden(modules: list[Module]) -> list[str]:
-    """Findings ``file:line: message`` for every forbidden construct (comments ignored)."""
+    """Findings ``file:line: message`` for every forbidden construct (comments ignored)
+    and for every line of a ``Formal/`` file longer than :data:`MAX_LINE` characters."""
     found = []
     for m in modules:
         code = _strip_comments(m.text)
@@ -175,7 +186,16 @@ def scan_forbidden(modules: list[Module]) -> list[str]:
             for mt in rx.finditer(code):
                 line = code.count("\n", 0, mt.start()) + 1
                 found.append(f"{m.rel}:{line}: forbidden {what}")
+        found.extend(scan_line_length(m))
     return sorted(found)
+
+
+def scan_line_length(m: Module) -> list[str]:
+    """Lines of a ``Formal/`` module longer than :data:`MAX_LINE` Unicode characters."""
+    if not m.rel.startswith(LIB + "/"):
+        return []
+    return [f"{m.rel}:{i}: line of {len(s)} characters (limit {MAX_LINE})"
+            for i, s in enumerate(m.text.splitlines(), start=1) if len(s) > MAX_LINE]
 
 
 def theorems(modules: list[Module]) -> list[Theorem]:
@@ -205,10 +225,12 @@ def theorems(modules: list[Module]) -> list[Theorem]:
             if mt := _THEOREM_RE.match(line):
                 kw, raw = mt.group(2), mt.group(3)
                 if kw == "lemma":
-                    raise LeanProjectError(f"{m.rel}:{idx + 1}: `lemma` is a mathlib keyword; use `theorem`")
+                    raise LeanProjectError(f"{m.rel}:{idx + 1}: `lemma` is a mathlib keyword; "
+                                           "use `theorem`")
                 if mt.group(1) == "private":
                     raise LeanProjectError(
-                        f"{m.rel}:{idx + 1}: private theorem {raw}: the audit cannot see private theorems; "
+                        f"{m.rel}:{idx + 1}: private theorem {raw}: the audit cannot see private "
+                        "theorems; "
                         "make it public (inside `@[expose] public section`)")
                 if raw.startswith("_root_."):
                     full = raw[len("_root_."):]
@@ -226,7 +248,8 @@ def theorems(modules: list[Module]) -> list[Theorem]:
     names = {}
     for t in out:
         if t.name in names:
-            raise LeanProjectError(f"{t.rel}:{t.line}: theorem {t.name} is also declared at {names[t.name]}")
+            raise LeanProjectError(f"{t.rel}:{t.line}: theorem {t.name} is also declared at "
+                                   f"{names[t.name]}")
         names[t.name] = f"{t.rel}:{t.line}"
     return out
 

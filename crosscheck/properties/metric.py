@@ -11,7 +11,7 @@ import pyref
 
 from ..registry import Outcome, prop
 from ..strategies import UNIT, even_dk, matrix
-from ._util import ctx
+from ._arith import ctx
 
 
 @st.composite
@@ -26,7 +26,8 @@ def metric_inputs(draw):
 
 
 @prop(theorems=["PLGA.metricTensor_entry_ge", "PLGA.metricTensor_entry_pos", "PLGA.iswiglu_nonneg"],
-      paper="Prop 3.7 (A_LM ≥ ε entrywise)", strategy=metric_inputs, backends=("mp", "float64", "float32"))
+      paper="Prop 3.7 (A_LM ≥ ε entrywise)", strategy=metric_inputs,
+      backends=("mp", "float64", "float32"))
 def metric_tensor_at_least_eps(ex, backend, dps):
     """Every entry of pyref's A_LM = iSwiGLU(W A + b) + ε is ≥ ε, and > 0 when ε > 0.
 
@@ -43,7 +44,8 @@ def metric_tensor_at_least_eps(ex, backend, dps):
     return Outcome(below + pos_fail, 0.0)
 
 
-@prop(theorems=["PLGA.iswiglu_pos", "PLGA.iswiglu_nonneg"], paper="Def 3.1 (iSwiGLU ≥ 0, > 0 off zero)",
+@prop(theorems=["PLGA.iswiglu_pos", "PLGA.iswiglu_nonneg"],
+      paper="Def 3.1 (iSwiGLU ≥ 0, > 0 off zero)",
       strategy=lambda: st.lists(UNIT.map(lambda x: x * 30), min_size=1, max_size=32),
       backends=("mp", "float64"))
 def iswiglu_positive_off_zero(ex, backend, dps):

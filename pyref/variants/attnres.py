@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import Backend, get_backend
-from ._checks import conv, need_finite, need_range, need_shape
+from ..inputs import conv, need_finite, need_range, need_shape
 
 EPS = 1e-6  # RMSNorm ε
 
@@ -78,7 +78,8 @@ def _inputs(b: Backend, fn, w, V, eps):
     need_shape(fn, "V", V, (None, None))
     N, d = V.shape
     if N == 0 or d == 0:
-        raise ValueError(f"{fn}: V must hold at least one candidate of positive width, got shape {tuple(V.shape)}")
+        raise ValueError(f"{fn}: V must hold at least one candidate of positive width, got shape "
+                         f"{tuple(V.shape)}")
     need_shape(fn, "w", w, (d,))
     need_finite(b, fn, "w", w)
     need_finite(b, fn, "V", V)
@@ -86,8 +87,8 @@ def _inputs(b: Backend, fn, w, V, eps):
     if e == 0:
         zero = np.asarray(np.sum(V * V, axis=1) == 0, dtype=bool)
         if zero.any():
-            raise ValueError(f"{fn}: candidate {int(np.argmax(zero))} is the zero vector and eps = 0: "
-                             "RMSNorm(0) = 0/0 is undefined")
+            raise ValueError(f"{fn}: candidate {int(np.argmax(zero))} is the zero vector and "
+                             "eps = 0: RMSNorm(0) = 0/0 is undefined")
     return w, V, e
 
 
@@ -110,7 +111,8 @@ def rms_norm(V, eps=EPS, backend="float64", dps=50):
         need_finite(b, fn, "V", V)
         e = _eps(b, fn, eps)
         if e == 0 and np.asarray(np.sum(V * V, axis=-1) == 0, dtype=bool).any():
-            raise ValueError(f"{fn}: a row of V is the zero vector and eps = 0: RMSNorm(0) is undefined")
+            raise ValueError(f"{fn}: a row of V is the zero vector and eps = 0: RMSNorm(0) is "
+                             "undefined")
         return _rms_norm(b, V, e)
 
 
@@ -160,15 +162,17 @@ def merge_partials(hA, LA, hB, LB, backend="float64", dps=50):
 def _groups(fn, groups, N):
     if isinstance(groups, (int, np.integer)) and not isinstance(groups, bool):
         if not 1 <= groups < N:
-            raise ValueError(f"{fn}: split point must lie in [1, {N - 1}] (two non-empty groups), got {groups}")
+            raise ValueError(f"{fn}: split point must lie in [1, {N - 1}] (two non-empty groups), "
+                             f"got {groups}")
         inA = np.arange(N) < groups
     else:
         inA = np.asarray(groups)
         if inA.dtype != bool or inA.shape != (N,):
-            raise ValueError(f"{fn}: groups must be a split point or a boolean mask of shape ({N},), "
-                             f"got {inA.dtype} of shape {inA.shape}")
+            raise ValueError(f"{fn}: groups must be a split point or a boolean mask of shape "
+                             f"({N},), got {inA.dtype} of shape {inA.shape}")
         if inA.all() or not inA.any():
-            raise ValueError(f"{fn}: both groups must be non-empty, got mask {inA.astype(int).tolist()}")
+            raise ValueError(f"{fn}: both groups must be non-empty, got mask "
+                             f"{inA.astype(int).tolist()}")
     return inA
 
 
@@ -217,6 +221,7 @@ def block_differences(H, backend="float64", dps=50):
     with b.context():
         (H,) = conv(b, H)
         if H.ndim not in (1, 2) or H.shape[0] < 1:
-            raise ValueError(f"{fn}: H must be [B+1] or [B+1, d] boundary states, got shape {tuple(H.shape)}")
+            raise ValueError(f"{fn}: H must be [B+1] or [B+1, d] boundary states, got shape "
+                             f"{tuple(H.shape)}")
         need_finite(b, fn, "H", H)
         return H[1:] - H[:-1]

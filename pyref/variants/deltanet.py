@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import Backend, get_backend
-from ._checks import conv, need_finite, need_int, need_range, need_shape
+from ..inputs import conv, need_finite, need_int, need_range, need_shape
 
 
 # ============================================================================ internal
@@ -43,7 +43,8 @@ def _step_map(b: Backend, k, v, beta, alpha):
     """(P, R) = ((I − β k kᵀ) D, β k vᵀ)."""
     dk = k.shape[0]
     E = b.eye(dk) - (beta * k)[:, None] * k[None, :]       # I − β k kᵀ          [d_k, d_k]
-    P = E * alpha if np.ndim(alpha) == 0 else E * alpha[None, :]  # right-multiplying by D scales columns
+    # right-multiplying by D scales columns
+    P = E * alpha if np.ndim(alpha) == 0 else E * alpha[None, :]
     R = (beta * k)[:, None] * v[None, :]                   # [d_k, d_v]
     return P, R
 
@@ -55,31 +56,31 @@ def _compose(P1, R1, P2, R2):
 
 def _recurrent(b: Backend, S0, K, V, Q, beta, alpha):
     S = S0
-    O, states = [], []
+    out, states = [], []
     for t in range(K.shape[0]):
         S = _step(S, K[t], V[t], beta[t], alpha[t])
-        O.append(S.T @ Q[t])
+        out.append(S.T @ Q[t])
         states.append(S)
-    O = np.stack(O) if O else b.zeros((0, S0.shape[1]))
+    out = np.stack(out) if out else b.zeros((0, S0.shape[1]))
     states = np.stack(states) if states else b.zeros((0,) + S0.shape)
-    return O, S, states
+    return out, S, states
 
 
 def _chunked(b: Backend, S0, K, V, Q, beta, alpha, lengths):
     S = S0
-    O = []
+    out = []
     start = 0
     for n in lengths:
         P = R = None
         for t in range(start, start + n):
             Pt, Rt = _step_map(b, K[t], V[t], beta[t], alpha[t])
             P, R = (Pt, Rt) if P is None else _compose(P, R, Pt, Rt)   # prefix map of the chunk
-            O.append((P @ S + R).T @ Q[t])                           # S_t = P_t S_start + R_t
+            out.append((P @ S + R).T @ Q[t])                           # S_t = P_t S_start + R_t
         if P is not None:
             S = P @ S + R
         start += n
-    O = np.stack(O) if O else b.zeros((0, S0.shape[1]))
-    return O, S
+    out = np.stack(out) if out else b.zeros((0, S0.shape[1]))
+    return out, S
 
 
 # ============================================================================ validation
@@ -141,12 +142,14 @@ def deltanet_step(S, k, v, beta, alpha, backend="float64", dps=50):
         need_finite(b, fn, "S", S)
         _one_token(b, fn, k, v, beta, alpha, S.shape[1])
         if k.shape[0] != S.shape[0]:
-            raise ValueError(f"deltanet_step: k must have shape [{S.shape[0]}], got shape {tuple(k.shape)}")
+            raise ValueError(f"deltanet_step: k must have shape [{S.shape[0]}], got shape "
+                             f"{tuple(k.shape)}")
         return _step(S, k, v, beta[()], alpha)
 
 
 def step_map(k, v, beta, alpha, backend="float64", dps=50):
-    """The token's affine map S ↦ P S + R: (P = (I − β k kᵀ) D [d_k, d_k], R = β k vᵀ [d_k, d_v])."""
+    """The token's affine map S ↦ P S + R: (P = (I − β k kᵀ) D [d_k, d_k],
+    R = β k vᵀ [d_k, d_v])."""
     fn = "step_map"
     b = get_backend(backend, dps)
     with b.context():
@@ -193,7 +196,8 @@ def chunk_map(K, V, beta, alpha, backend="float64", dps=50):
         K, V, beta, alpha = conv(b, K, V, beta, alpha)
         need_shape(fn, "K", K, (None, None))
         if K.shape[0] == 0:
-            raise ValueError(f"{fn}: a chunk needs at least one token, got K of shape {tuple(K.shape)}")
+            raise ValueError(f"{fn}: a chunk needs at least one token, got K of shape "
+                             f"{tuple(K.shape)}")
         S0 = b.zeros((K.shape[1], V.shape[-1] if V.ndim == 2 else 0))
         _, K, V, _, beta, alpha = _seq_inputs(b, fn, S0, K, V, K, beta, alpha)
         P, R = _step_map(b, K[0], V[0], beta[0], alpha[0])
@@ -211,8 +215,8 @@ def deltanet_recurrent(S0, K, V, Q, beta, alpha, return_states=False, backend="f
     b = get_backend(backend, dps)
     with b.context():
         S0, K, V, Q, beta, alpha = _seq_inputs(b, fn, S0, K, V, Q, beta, alpha)
-        O, S, states = _recurrent(b, S0, K, V, Q, beta, alpha)
-        return (O, S, states) if return_states else (O, S)
+        out, S, states = _recurrent(b, S0, K, V, Q, beta, alpha)
+        return (out, S, states) if return_states else (out, S)
 
 
 def chunk_lengths(T, chunks):
@@ -225,7 +229,8 @@ def chunk_lengths(T, chunks):
     try:
         lengths = [need_int(fn, "chunk length", n, 1) for n in chunks]
     except TypeError:
-        raise ValueError(f"{fn}: chunks must be a chunk size or a list of lengths, got {chunks!r}") from None
+        raise ValueError(f"{fn}: chunks must be a chunk size or a list of lengths, "
+                         f"got {chunks!r}") from None
     if sum(lengths) != T:
         raise ValueError(f"{fn}: chunk lengths must sum to the sequence length {T}, got {lengths} "
                          f"(sum {sum(lengths)})")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import Backend, get_backend
-from ._checks import conv, need_finite, need_int, need_range, need_shape
+from ..inputs import conv, need_finite, need_int, need_range, need_shape
 
 EPS = 1e-6  # the paper's ε in β = η/(‖k‖² + ε)
 
@@ -67,14 +67,14 @@ def _recurrent(b: Backend, S0, K, V, Q, alpha, beta):
     """Token loop: returns (O [T, d_v], S_T [d_k, d_v], states [T, d_k, d_v])."""
     T = K.shape[0]
     S = S0
-    O, states = [], []
+    out, states = [], []
     for t in range(T):
         S = _step(S, K[t], V[t], alpha[t], beta[t])
-        O.append(_readout(b, S, Q[t]))
+        out.append(_readout(b, S, Q[t]))
         states.append(S)
-    O = np.stack(O) if T else b.zeros((0, S0.shape[1]))
+    out = np.stack(out) if T else b.zeros((0, S0.shape[1]))
     states = np.stack(states) if T else b.zeros((0,) + S0.shape)
-    return O, S, states
+    return out, S, states
 
 
 def _forward_substitution(b: Backend, M, R):
@@ -104,9 +104,9 @@ def _chunk(b: Backend, S0, K, V, Qn, alpha, beta):
     M = beta[:, None] * (A_strict * (K @ K.T))                   # B(A⁻ ⊙ KKᵀ), strictly lower
     R = beta[:, None] * (V - gam[:, None] * (K @ S0))            # B(V − D_γ K S₀)        [C, d_v]
     U = _forward_substitution(b, M, R)                           # [C, d_v]
-    O = gam[:, None] * (Qn @ S0) + (A * (Qn @ K.T)) @ U          # [C, d_v]
+    out = gam[:, None] * (Qn @ S0) + (A * (Qn @ K.T)) @ U          # [C, d_v]
     S_out = gam[-1] * S0 + K.T @ ((gam[-1] / gam)[:, None] * U)  # [d_k, d_v]
-    return O, S_out, U
+    return out, S_out, U
 
 
 def _normalize_rows(b: Backend, Q):
@@ -257,8 +257,8 @@ def kla_recurrent(S0, K, V, Q, alpha, eta, eps=EPS, return_states=False, backend
     b = get_backend(backend, dps)
     with b.context():
         S0, K, V, Q, alpha, beta = _seq_inputs(b, fn, S0, K, V, Q, alpha, eta, eps)
-        O, S, states = _recurrent(b, S0, K, V, Q, alpha, beta)
-        return (O, S, states) if return_states else (O, S)
+        out, S, states = _recurrent(b, S0, K, V, Q, alpha, beta)
+        return (out, S, states) if return_states else (out, S)
 
 
 def kla_chunk(S0, K, V, Q, alpha, eta, eps=EPS, backend="float64", dps=50):
@@ -271,7 +271,8 @@ def kla_chunk(S0, K, V, Q, alpha, eta, eps=EPS, backend="float64", dps=50):
     with b.context():
         S0, K, V, Q, alpha, beta = _seq_inputs(b, fn, S0, K, V, Q, alpha, eta, eps, alpha_open=True)
         if K.shape[0] == 0:
-            raise ValueError(f"{fn}: a chunk needs at least one token, got K of shape {tuple(K.shape)}")
+            raise ValueError(f"{fn}: a chunk needs at least one token, got K of shape "
+                             f"{tuple(K.shape)}")
         return _chunk(b, S0, K, V, _normalize_rows(b, Q), alpha, beta)
 
 
@@ -291,7 +292,7 @@ def kla_chunkwise(S0, K, V, Q, alpha, eta, eps=EPS, chunk_size=64, backend="floa
         S, outs = S0, []
         for s in range(0, T, C):
             sl = slice(s, min(s + C, T))
-            O, S, _ = _chunk(b, S, K[sl], V[sl], Qn[sl], alpha[sl], beta[sl])
-            outs.append(O)
-        O = np.concatenate(outs) if outs else b.zeros((0, S0.shape[1]))
-        return O, S
+            out, S, _ = _chunk(b, S, K[sl], V[sl], Qn[sl], alpha[sl], beta[sl])
+            outs.append(out)
+        out = np.concatenate(outs) if outs else b.zeros((0, S0.shape[1]))
+        return out, S

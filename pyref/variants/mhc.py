@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import Backend, get_backend
-from ._checks import conv, need_finite, need_int, need_range, need_shape
+from ..inputs import conv, need_finite, need_int, need_range, need_shape
 
 ORDERS = ("row-first", "col-first")
 
@@ -169,8 +169,9 @@ def mhc_transfer(X, B, A, C, F, ds_tol=None, backend="float64", dps=50):
         if ds_tol is not None:
             r, c = _defect(b, B)
             if not (r <= ds_tol and c <= ds_tol):
-                raise ValueError(f"{fn}: B must be doubly stochastic to within {ds_tol!r}, got row-sum "
-                                 f"error {float(r):.3e} and column-sum error {float(c):.3e}")
+                raise ValueError(f"{fn}: B must be doubly stochastic to within {ds_tol!r}, got "
+                                 f"row-sum error {float(r):.3e} and column-sum error "
+                                 f"{float(c):.3e}")
         y = F(A @ X)                                  # [1, d]
         y = b.asarray(y)
         need_shape(fn, "F(A X)", y, (1, d))

@@ -1,0 +1,124 @@
+"""The multi-head attention sublayer (``plgMultiHeadAttention.forward``, spec A.4) and the
+three operator sources that make the model variants:
+
+* :class:`PLGAOperator` (PLDR-LLM v510): A = Φ_res(LN_A(Q̂ᵀQ̂)) on the prefill call (kept
+  in the KV-cache), then (A_LM, A_P, G_LM) = ``operator(A)`` -- or [A_LM, G_LM] from a
+  G-cache;
+* :class:`ConstantOperator` (the v510G ablation): a fixed G [H, d_k, d_k] per layer;
+* :class:`IdentityOperator` (SDPA): G = I, computed on a separate code path with no
+  operator product (scores Q̂K̂ᵀ/√d_k).
+
+An operator source is part of a layer's :class:`~pyref.params.AttentionParams`
+(``p.operator``); the model class chooses it (``PLDRModel._operator_source`` in :mod:`pyref.model`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .backend import Backend
+from .ops import (
+    density,
+    layer_norm,
+    linear,
+    masked,
+    operator,
+    residual_metric_learner,
+    rotate,
+    scores,
+    softmax,
+)
+
+
+# ============================================================================ operator sources
+@dataclass(frozen=True)
+class PLGAOperator:
+    """The learned operator of PLDR-LLM (``learner``: :class:`~pyref.params.LearnerParams`)."""
+
+    learner: Any
+    learned: ClassVar[bool] = True   # A goes into the KV-cache, [A_LM, G_LM] into the G-cache
+
+    def prefill_A(self, b: Backend, cfg, qh):
+        """A = Φ_res(LN_A(D)), D = Q̂ᵀQ̂ of the rotated queries: qh [B,H,S,d_k] -> [B,H,d_k,d_k]."""
+        ln = self.learner.ln_A
+        A = layer_norm(b, density(qh), ln.gamma, ln.beta, cfg.ln_eps)
+        return residual_metric_learner(b, A, self.learner.units, cfg.ln_eps)
+
+    def deduce(self, b: Backend, cfg, qh, cached_A, gc):
+        """(deductive dict, G for the scores): A from the cache or the prefill, the operator
+        from the G-cache ``gc`` = [A_LM, G_LM] or from A."""
+        A = self.prefill_A(b, cfg, qh) if cached_A is None else cached_A
+        if gc is not None:
+            A_LM, A_P, G = gc[0], None, gc[1]
+        else:
+            w = self.learner.weights
+            A_LM, A_P, G = operator(b, A, w.W, w.b, w.P, w.a, w.b_a, cfg.metric_eps)
+        return {"A": A, "A_LM": A_LM, "A_P": A_P, "G_LM": G}, G
+
+
+@dataclass(frozen=True)
+class ConstantOperator:
+    """A fixed operator ``G`` (backend array [.., H, d_k, d_k]), not learned."""
+
+    G: Any
+    learned: ClassVar[bool] = False
+
+    def deduce(self, b: Backend, cfg, qh, cached_A, gc):
+        return {"A": None, "A_LM": None, "A_P": None, "G_LM": self.G}, self.G
+
+
+@dataclass(frozen=True)
+class IdentityOperator:
+    """SDPA: the operator is I; the scores skip the product (G = None), the reported
+    G_LM is the identity [d_k, d_k]."""
+
+    learned: ClassVar[bool] = False
+
+    def deduce(self, b: Backend, cfg, qh, cached_A, gc):
+        return {"A": None, "A_LM": None, "A_P": None, "G_LM": b.eye(qh.shape[-1])}, None
+
+
+# ============================================================================ the sublayer
+def _heads(x):
+    """[B, T, H, d_k] -> contiguous [B, H, T, d_k] (numpy's batched matmul is ~5x slower on
+    strided views)."""
+    return np.ascontiguousarray(np.transpose(x, (0, 2, 1, 3)))
+
+
+def multi_head_attention(b: Backend, cfg, p, x, mask, kv=None, gc=None):
+    """One multi-head attention sublayer on x [B, S, d] (``p``: :class:`~pyref.params.
+    AttentionParams`, its ``operator`` supplies G).  ``mask`` [B|1, 1, S, T] or None;
+    ``kv``: None or the cache [K̂ [B,T0,H,d_k], V [B,T0,H,d_k], (A)]; ``gc``: None or
+    [A_LM, G_LM].
+
+    Returns (out [B, S, d], deductive dict A/A_LM/A_P/G_LM/E, new kv cache, new g cache).
+    """
+    B, S, d = x.shape
+    H = cfg.num_heads
+    dk = d // H
+    q = linear(x, p.wq, p.bq).reshape(B, S, H, dk)                                # [B,S,H,dk]
+    k = linear(x, p.wk, p.bk).reshape(B, S, H, dk)
+    v = linear(x, p.wv, p.bv).reshape(B, S, H, dk)
+    n_cached = 0 if kv is None else kv[0].shape[1]
+    positions = list(range(n_cached, n_cached + S))
+    qh = rotate(b, _heads(q), positions, cfg.rope_base)                            # [B,H,S,dk]
+    k_rot = np.transpose(rotate(b, np.transpose(k, (0, 2, 1, 3)), positions, cfg.rope_base),
+                         (0, 2, 1, 3))                                             # [B,S,H,dk]
+    if kv is None:
+        K_all, V_all, cached_A = k_rot, v, None                                    # [B,T,H,dk]
+    else:
+        K_all = np.concatenate([kv[0], k_rot], axis=1)                             # [B,T,H,dk]
+        V_all = np.concatenate([kv[1], v], axis=1)
+        cached_A = kv[2] if p.operator.learned else None
+    ded, G = p.operator.deduce(b, cfg, qh, cached_A, gc)
+
+    E = scores(b, qh, _heads(K_all), G)                                            # [B,H,S,T]
+    att = softmax(b, masked(b, E, mask), overwrite=mask is not None)  # E itself is kept
+    heads_out = np.matmul(att, _heads(V_all))                                      # [B,H,S,dk]
+    out = linear(np.transpose(heads_out, (0, 2, 1, 3)).reshape(B, S, d), p.wo, p.bo)       # [B,S,d]
+    ded["E"] = E
+    if p.operator.learned:
+        return out, ded, [K_all, V_all, ded["A"]], [ded["A_LM"], G]
+    return out, ded, [K_all, V_all], None
