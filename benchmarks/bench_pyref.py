@@ -146,6 +146,8 @@ def main(argv=None):
         a.seqs, a.repeats, a.new = [128, 256], 1, 8
     print(f"pyref {pyref.__version__}, numpy {np.__version__}, cpus {os.cpu_count()}, "
           f"threads {a.threads if a.threads else 'default'}, load average {os.getloadavg()[0]:.1f}")
+    import mpmath  # pyref has already loaded it; BACKEND is 'gmpy' when gmpy2 is installed
+    print(f"mpmath {mpmath.__version__}, mpmath backend: {mpmath.libmp.BACKEND}")
     if 1 in a.parts:
         part1(a.seqs, a.repeats)
     if 2 in a.parts:

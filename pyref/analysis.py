@@ -7,6 +7,7 @@ and raises ``ValueError`` (never returns NaN) on malformed data.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mpmath
@@ -31,6 +32,26 @@ def _as_float_matrix(name, M, square=False, min_ndim=2):
     if square and a.shape[-1] != a.shape[-2]:
         raise ValueError(f"{name}: expected square matrices, got shape {a.shape}")
     return a
+
+
+def _require_finite(name, a, what="input"):
+    if not np.all(np.isfinite(a)):
+        idx = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{name}: {what} contains non-finite values (first at index {idx}: "
+                         f"{a[idx]})")
+
+
+def _pow2_normalize(a, axes=(-2, -1)):
+    """a·2^-e with e the binary exponent of max|a| over ``axes`` (per slice), so each slice's
+    largest |entry| lies in [0.5, 1).  Scaling by a power of two is exact (bar entries below
+    ~2^-1022 of the maximum, which become subnormal and lose low bits), so scale-invariant
+    statistics computed from the result equal the unscaled ones to rounding but cannot
+    overflow or underflow.
+    All-zero slices are left unchanged (e = 0).  Returns (normalized array, e with kept dims)."""
+    if a.size == 0:
+        return a, np.zeros(np.sum(a, axis=axes, keepdims=True).shape, dtype=int)
+    _, e = np.frexp(np.max(np.abs(a), axis=axes, keepdims=True))
+    return np.ldexp(a, -e), e
 
 
 def _mp_matrix(name, A, dps):
@@ -123,17 +144,22 @@ def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
 
 
 # -------------------------------------------------------------------- singular values
-def _svals(M):
-    a = _as_float_matrix("singular values", M)
-    a = np.where(np.isfinite(a), a, 0.0)  # audit convention: non-finite entries zeroed
-    return np.linalg.svd(a, compute_uv=False)  # [..., min(m, n)], descending
+def _svals(name, M):
+    """Singular values [..., min(m, n)] (descending) of each matrix normalized by a power of two
+    (max |entry| in [0.5, 1)): exact rescaling, so ratios and ranks are scale-invariant over the
+    whole float64 range.  Raises ValueError on non-finite entries."""
+    a = _as_float_matrix(name, M)
+    _require_finite(name, a, "M")
+    a, _ = _pow2_normalize(a)
+    return np.linalg.svd(a, compute_uv=False)
 
 
 def singular_ratio(M):
-    """σ₂/σ₁ of M [..., m, n] (float64 SVD; non-finite entries zeroed as in the audit).
-    Returns a float (2-D input) or an array over the leading axes.  Raises ValueError for
-    a zero matrix (σ₁ = 0) or a matrix with fewer than 2 singular values."""
-    s = _svals(M)
+    """σ₂/σ₁ of M [..., m, n] (float64 SVD of M rescaled by a power of two, so any float64
+    scale gives the same ratio).  Returns a float (2-D input) or an array over the leading
+    axes.  Raises ValueError for non-finite entries, a zero matrix (σ₁ = 0) or a matrix with
+    fewer than 2 singular values."""
+    s = _svals("singular_ratio", M)
     if s.shape[-1] < 2:
         raise ValueError("singular_ratio: need at least 2 singular values, matrix shape "
                          f"{np.shape(M)}")
@@ -144,8 +170,9 @@ def singular_ratio(M):
 
 
 def numerical_rank(M, rtol=64 * F32_EPS):
-    """#{σ > rtol·σ₁} (default rtol = 64·eps_float32 as in the audit); 0 for a zero matrix."""
-    s = _svals(M)
+    """#{σ > rtol·σ₁} (default rtol = 64·eps_float32 as in the audit); 0 for a zero matrix.
+    Scale-invariant (M is rescaled by a power of two first); ValueError on non-finite entries."""
+    s = _svals("numerical_rank", M)
     r = np.sum(s > rtol * s[..., :1], axis=-1)
     return int(r) if np.ndim(r) == 0 else r
 
@@ -203,6 +230,10 @@ def _commutant_parts(G, rope_base):
     a = _as_float_matrix("commutant", G, square=True)
     if not np.all(np.isfinite(a)):
         raise ValueError("commutant: G contains non-finite values")
+    return _commutant_basis(a, rope_base)
+
+
+def _commutant_basis(a, rope_base):
     d_k = a.shape[-1]
     w = rope_frequencies(d_k, rope_base)
     U = rope_eigenbasis(d_k)
@@ -223,8 +254,12 @@ def commutant_projection(G, rope_base=1e4):
 
 def commutant_residual(G, rope_base=1e4):
     """ρ(G) = ‖G_c - ΠG_c‖_F / ‖G_c‖_F in the complex RoPE eigenbasis (spec D2), in [0, 1];
-    0 iff G commutes with every R_p.  Raises ValueError for G = 0."""
-    a, U, Gc, keep = _commutant_parts(G, rope_base)
+    0 iff G commutes with every R_p.  Scale-invariant: each G is first rescaled by a power of
+    two (exact), so the sums of squares neither underflow nor overflow at any float64 scale.
+    Raises ValueError for G = 0."""
+    a = _as_float_matrix("commutant_residual", G, square=True)
+    _require_finite("commutant_residual", a, "G")
+    a, U, Gc, keep = _commutant_basis(_pow2_normalize(a)[0], rope_base)
     num = np.sqrt(np.sum(np.abs(np.where(keep, 0, Gc)) ** 2, axis=(-2, -1)))
     den = np.sqrt(np.sum(np.abs(Gc) ** 2, axis=(-2, -1)))
     if np.any(den == 0):
@@ -236,10 +271,11 @@ def commutant_residual(G, rope_base=1e4):
 def commutator_residual(G, rope_base=1e4, positions=(1,)):
     """max_p ‖G R_p - R_p G‖_F / ‖G‖_F over ``positions`` (default p = 1).  Zero iff G
     commutes with those rotations (for p = 1 and a non-resonant spectrum: iff G is in the
-    commutant).  Raises ValueError for G = 0."""
+    commutant).  Scale-invariant (G rescaled by a power of two first, as in
+    :func:`commutant_residual`).  Raises ValueError for G = 0."""
     a = _as_float_matrix("commutator_residual", G, square=True)
-    if not np.all(np.isfinite(a)):
-        raise ValueError("commutator_residual: G contains non-finite values")
+    _require_finite("commutator_residual", a, "G")
+    a, _ = _pow2_normalize(a)
     den = np.sqrt(np.sum(a * a, axis=(-2, -1)))
     if np.any(den == 0):
         raise ValueError("commutator_residual: G is zero; the residual is undefined")
@@ -275,23 +311,54 @@ def order_parameter(X1, X2):
         raise ValueError("order_parameter: empty input")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("order_parameter: inputs contain non-finite values")
+    # Every quantity is kept as (mantissa, binary exponent) from power-of-two normalized data
+    # (exact rescaling), so the ratios are right at any float64 scale; only ``rmse`` itself is
+    # returned unscaled (inf only if the true RMS exceeds the float64 range).
     def rms(x):
-        return float(np.sqrt(np.mean(x * x)))
+        y, e = _pow2_normalize(x, axes=None)
+        return float(np.sqrt(np.mean(y * y))), int(e.item())
 
-    num = rms(a - b)
-    if num == 0:
+    def mean_abs(x):
+        y, e = _pow2_normalize(x, axes=None)
+        return abs(float(np.mean(y))), int(e.item())
+
+    def half_sum(p, q):  # ½(p + q) of two (mantissa, exponent) pairs
+        e = max(p[1], q[1])
+        return 0.5 * (math.ldexp(p[0], p[1] - e) + math.ldexp(q[0], q[1] - e)), e
+
+    def ratio(p, q):
+        return math.ldexp(p[0] / q[0], p[1] - q[1]) if q[0] > 0 else float("inf")
+
+    if np.array_equal(a, b):
         return OrderParameter(0.0, 0.0, 0.0, 0.0)
-    d_rms = 0.5 * (rms(a) + rms(b))
-    d_sig = 0.5 * (abs(float(np.mean(a))) + abs(float(np.mean(b))))
-    m1 = abs(float(np.mean(a)))
-    return OrderParameter(num, num / d_rms, num / d_sig if d_sig > 0 else float("inf"),
-                          num / m1 if m1 > 0 else float("inf"))
+    with np.errstate(over="ignore"):
+        d = a - b  # exact when it does not overflow (differences are exact near underflow)
+    if np.all(np.isfinite(d)):
+        num = rms(d)
+    else:  # overflow: halve first (entries lost to underflow are 2^-2000 of the result)
+        num = rms(np.ldexp(a, -1) - np.ldexp(b, -1))
+        num = (num[0], num[1] + 1)
+    ma = mean_abs(a)
+    try:
+        rmse = math.ldexp(*num)
+    except OverflowError:
+        rmse = float("inf")
+    return OrderParameter(rmse, ratio(num, half_sum(rms(a), rms(b))),
+                          ratio(num, half_sum(ma, mean_abs(b))), ratio(num, ma))
 
 
 # ------------------------------------------------------------------- audit statistics
 def row_variance_ratio(A):
-    """mean((A - 𝟙āᵀ)²)/mean((A - mean A)²) per matrix (ā = mean row): 0 for a row clone."""
+    """mean((A - 𝟙āᵀ)²)/mean((A - mean A)²) per matrix (ā = mean row): 0 for a row clone.
+    Scale-invariant (each matrix rescaled by a power of two first).  Raises ValueError for
+    non-finite entries or a constant matrix (all entries equal: the ratio is 0/0)."""
     a = _as_float_matrix("row_variance_ratio", A)
+    _require_finite("row_variance_ratio", a, "A")
+    if a.shape[-1] == 0 or a.shape[-2] == 0:
+        raise ValueError(f"row_variance_ratio: empty matrix, shape {a.shape}")
+    if np.any(np.max(a, axis=(-2, -1)) == np.min(a, axis=(-2, -1))):
+        raise ValueError("row_variance_ratio: a matrix is constant; the ratio is undefined")
+    a, _ = _pow2_normalize(a)
     abar = np.mean(a, axis=-2, keepdims=True)
     num = np.mean((a - abar) ** 2, axis=(-2, -1))
     den = np.mean((a - np.mean(a, axis=(-2, -1), keepdims=True)) ** 2, axis=(-2, -1))
