@@ -83,6 +83,16 @@ MUTANTS = [
            "A = layer_norm(b, density(qh[:, ::-1]), ln.gamma, ln.beta, cfg.ln_eps)",
            "head h's operator is learned from the queries of head H−1−h (a wiring bug: every "
            "formula is right, only the assembly is wrong)", ["spec_operator_assembly"]),
+    # found surviving every property while spec_operator_assembly compared pyref with pyref's
+    # own components; killed since it compares with the independent evaluation (spec/_eval.py)
+    Mutant("phi_res_without_residual", "ops.py",
+           "A = layer_norm(b, A + Ain, u.gamma, u.beta, eps)",
+           "A = layer_norm(b, A, u.gamma, u.beta, eps)",
+           "Φ_res drops the residual connection of each unit", ["spec_operator_assembly"]),
+    Mutant("swiglu_gate_value_swapped", "ops.py",
+           "gate = b.silu(linear(x, W1, b1))   # [..., hidden]\n    val = linear(x, W2, b2)",
+           "gate = b.silu(linear(x, W2, b2))   # [..., hidden]\n    val = linear(x, W1, b1)",
+           "SwiGLU gates with gluw2 and takes the value from gluw1", ["spec_operator_assembly"]),
 ]
 
 

@@ -14,6 +14,7 @@ import pyref
 from ...registry import Checks, prop
 from .._arith import bound, ctx, maxabs
 from .._util import generic_plga_state_dict
+from . import _eval as ev
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {}
@@ -30,49 +31,44 @@ def assembly_case(draw):
     return d, H, n_units, n_blocks, seed, toks
 
 
-def _units(sd, m, cfg):
-    """pyref's public Φ_res unit format, read from the state dict of one attention layer."""
+def _layer0_chain(sd, cfg, toks):
+    """The Spec chain of layer 0 (Lean ``headQ``, ``headA``, ``headALM``, ``headAP``,
+    ``headG``) and the scores, per head, from :mod:`._eval` (no pyref code): X⁰ =
+    LN_emb(√d·E[tok]), Q̂ = RoPE(X⁰W_Qᵀ + b_Q) of the head, D = Q̂ᵀQ̂, A = Φ_res(LN_A(D)),
+    (A_LM, A_P, G_LM), E = Q̂ G K̂ᵀ/√d_k. Returns name -> nested list [H][·][·]."""
+    H, dk = cfg.num_heads, cfg.d_k
+    m = "decoder.dec_layers.0.mha1."
+    ln_eps = ev.const(cfg.ln_eps)
+    scale = mpmath.sqrt(cfg.d_model)
+    X = [[x * scale for x in ev.mat(sd["decoder.embedding.weight"][t])] for t in toks]
+    X = ev.layer_norm(X, ev.mat(sd["decoder.layernorm1.weight"]),
+                      ev.mat(sd["decoder.layernorm1.bias"]), ln_eps)
+
+    def proj(name):
+        return ev.affine(X, ev.mat(sd[m + name + ".weight"]), ev.mat(sd[m + name + ".bias"]))
+
+    Qall, Kall = proj("wq"), proj("wk")
     units = []
     for u in range(cfg.num_res_units):
         r = f"{m}reslayerAs.{u}."
-        blocks = [tuple(sd[f"{r}denseAs.{g}.gluw{i}.{leaf}"] for i in (1, 2, 3)
-                        for leaf in ("weight", "bias"))
-                  for g in range(cfg.num_glu_blocks)]
-        units.append({"blocks": blocks, "gamma": sd[r + "layernormA.weight"],
-                      "beta": sd[r + "layernormA.bias"]})
-    return units
-
-
-def _layer0_chain(sd, cfg, toks, backend, dps):
-    """The Spec chain of layer 0, rebuilt from pyref's public component functions: X⁰ =
-    LN_emb(√d·E[tok]), Q̂ = RoPE(X⁰W_Qᵀ + b_Q) per head, D = Q̂ᵀQ̂, A = Φ_res(LN_A(D)), A_LM,
-    A_P, G_LM; and the scores E = Q̂ G K̂ᵀ/√d_k (Lean ``headQ``, ``headA``, ``headALM``,
-    ``headAP``, ``headG``)."""
-    b = pyref.get_backend(backend, dps)
-    kw = {"backend": backend, "dps": dps}
-    d, H, dk, S = cfg.d_model, cfg.num_heads, cfg.d_k, len(toks)
-    m = "decoder.dec_layers.0.mha1."
-    with b.context():
-        x = b.asarray(sd["decoder.embedding.weight"])[np.array(toks)] * b.sqrt(b.const(d))
-    x = pyref.layers.layer_norm(x, sd["decoder.layernorm1.weight"], sd["decoder.layernorm1.bias"],
-                                eps=cfg.ln_eps, **kw)                                     # [S,d]
-
-    def heads(name):
-        y = pyref.layers.linear(x, sd[m + name + ".weight"], sd[m + name + ".bias"], **kw)
-        y = np.ascontiguousarray(np.transpose(y.reshape(S, H, dk), (1, 0, 2)))          # [H,S,dk]
-        return pyref.rope.apply_rope(y, np.arange(S), base=cfg.rope_base, **kw)
-
-    Q, K = heads("wq"), heads("wk")
-    D = pyref.plga.density(Q, **kw)                                                    # [H,dk,dk]
-    A = pyref.layers.layer_norm(D, sd[m + "layernorm1.weight"], sd[m + "layernorm1.bias"],
-                                eps=cfg.ln_eps, **kw)
-    A = pyref.plga.residual_metric_learner(A, _units(sd, m, cfg), eps=cfg.ln_eps, **kw)
-    op = m + "plgatt_layer."
-    A_LM = pyref.plga.metric_tensor(A, sd[op + "Wlst"], sd[op + "blst"], eps=cfg.metric_eps, **kw)
-    A_P = pyref.plga.potential_tensor(A_LM, sd[op + "pwlst"], **kw)
-    G = pyref.plga.energy_curvature_tensor(A_P, sd[op + "alst"], sd[op + "balst"], **kw)
-    E = pyref.plga.attention_scores(Q, K, G, **kw)
-    return {"A": A, "A_LM": A_LM, "A_P": A_P, "G_LM": G, "E": E}
+        blocks = [[ev.mat(sd[f"{r}denseAs.{g}.gluw{i}.{leaf}"]) for i in (1, 2, 3)
+                   for leaf in ("weight", "bias")] for g in range(cfg.num_glu_blocks)]
+        units.append((blocks, ev.mat(sd[r + "layernormA.weight"]),
+                      ev.mat(sd[r + "layernormA.bias"])))
+    ln_A = (ev.mat(sd[m + "layernorm1.weight"]), ev.mat(sd[m + "layernorm1.bias"]))
+    op = {leaf: ev.mat(sd[m + "plgatt_layer." + leaf])
+          for leaf in ("Wlst", "blst", "pwlst", "alst", "balst")}
+    out = {k: [] for k in ("A", "A_LM", "A_P", "G_LM", "E")}
+    for h in range(H):
+        cols = slice(h * dk, (h + 1) * dk)
+        Q = ev.rope([row[cols] for row in Qall], ev.const(cfg.rope_base))
+        K = ev.rope([row[cols] for row in Kall], ev.const(cfg.rope_base))
+        A = ev.phi_res(ev.density(Q), ln_A, units, ln_eps)
+        A_LM, A_P, G = ev.operator(A, op["Wlst"][h], op["blst"][h], op["pwlst"][h],
+                                   op["alst"][h], op["balst"][h], ev.const(cfg.metric_eps))
+        for k, v in zip(out, (A, A_LM, A_P, G, ev.scores(Q, G, K))):
+            out[k].append(v)
+    return out
 
 
 def _perron_parts(ch, A_LM, dps):
@@ -104,17 +100,17 @@ def _perron_parts(ch, A_LM, dps):
 def spec_operator_assembly(ex, backend, dps):
     """Layer 0 of pyref's full PLDR model (generic parameters: nonzero biases, O(1) W, b, P, a,
     b_a; 1–2 residual units of two SwiGLU blocks each, as Lean's ``UnitParams``): the A, A_LM,
-    A_P, G_LM and scores E it reports
-    equal the Spec chain rebuilt from pyref's public component functions on the layer's own
-    input (``headG_eq``: G_LM = a·(metricTensor σ W (Φ_res(LN_A(Q̂ᵀQ̂))) b ε)^{⊙P} + b_a with
-    Q̂ the rotated queries of that head). On the reported tensors: A_LM ≥ ε and > 0 entrywise,
-    A_P = exp(P·log A_LM) > 0 entrywise (``headAP_eq_hadPow_rpow``: the power is the ExpLog
-    one), and the Perron–Frobenius conclusions for every head's A_LM.
+    A_P, G_LM and scores E it reports equal the Spec chain evaluated independently of pyref
+    (:mod:`._eval`: explicit mpmath loops written from the Lean definitions, no pyref code) on
+    the same weights and tokens (``headG_eq``: G_LM = a·(metricTensor σ W (Φ_res(LN_A(Q̂ᵀQ̂)))
+    b ε)^{⊙P} + b_a with Q̂ the rotated queries of that head). On the reported tensors: A_LM ≥ ε
+    and > 0 entrywise, A_P = exp(P·log A_LM) > 0 entrywise (``headAP_eq_hadPow_rpow``: the
+    power is the ExpLog one), and the Perron–Frobenius conclusions for every head's A_LM.
 
-    mp only, at 50 digits: both sides run < 10^4 roundings each on the same operands, so
-    they differ by at most the harness bound 1e-40·max|value| (``mp_bound``); A_P against
-    exp(P log A_LM) is evaluated at 80 digits, so the same bound applies. The positivity
-    checks are exact (bound 0)."""
+    mp only, at 50 digits: each side runs < 10^4 roundings of relative size 10^-49 in a
+    different order (and A_P as x^p against exp(p·log x)), so they differ by at most the
+    harness bound 1e-40·max|value| (``mp_bound``); A_P against exp(P log A_LM) is evaluated
+    at 80 digits, so the same bound applies. The positivity checks are exact (bound 0)."""
     d, H, n_units, n_blocks, seed, toks = ex
     cfg = pyref.PLDRConfig(num_layers=1, d_model=d, num_heads=H, dff=6, a_dff=4,
                            num_res_units=n_units, num_glu_blocks=n_blocks, vocab_size=11,
@@ -122,7 +118,8 @@ def spec_operator_assembly(ex, backend, dps):
     sd = generic_plga_state_dict(cfg, seed)
     out = pyref.PLDRModel.from_state_dict(sd, cfg).forward([toks], backend=backend, dps=dps)
     rep = {k: v[0] for k, v in out.deductive[0].items()}
-    ref = _layer0_chain(sd, cfg, toks, backend, dps)
+    with mpmath.workdps(dps):
+        ref = {k: np.array(v, dtype=object) for k, v in _layer0_chain(sd, cfg, toks).items()}
     ch = Checks()
     with ctx(backend, dps):
         for k in ("A", "A_LM", "A_P", "G_LM", "E"):
