@@ -187,8 +187,7 @@ def det(M, dps=50, backend="mp"):
         raise ValueError(f"det: expected square matrices [..., n, n], got shape {a.shape}")
     if backend in ("float32", "float64"):
         f = _as_float_matrix("det", a, square=True).astype(backend)
-        if not np.all(np.isfinite(f)):
-            raise ValueError("det: matrix contains non-finite values")
+        _require_finite("det", f, "matrix")
         r = np.linalg.det(f)
         return r if np.ndim(r) else r.dtype.type(r)
     if backend != "mp":
@@ -228,8 +227,7 @@ def rope_eigenbasis(d_k):
 
 def _commutant_parts(G, rope_base):
     a = _as_float_matrix("commutant", G, square=True)
-    if not np.all(np.isfinite(a)):
-        raise ValueError("commutant: G contains non-finite values")
+    _require_finite("commutant", a, "G")
     return _commutant_basis(a, rope_base)
 
 
@@ -309,8 +307,8 @@ def order_parameter(X1, X2):
         raise ValueError(f"order_parameter: shapes differ, {a.shape} vs {b.shape}")
     if a.size == 0:
         raise ValueError("order_parameter: empty input")
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("order_parameter: inputs contain non-finite values")
+    _require_finite("order_parameter", a, "X1")
+    _require_finite("order_parameter", b, "X2")
     # Every quantity is kept as (mantissa, binary exponent) from power-of-two normalized data
     # (exact rescaling), so the ratios are right at any float64 scale; only ``rmse`` itself is
     # returned unscaled (inf only if the true RMS exceeds the float64 range).
@@ -383,8 +381,7 @@ def ln_scale_error(D, gamma, beta, S, eps=1e-6):
     """ε-LN scale error (spec D, C): for each row r of D compare LN(r) with LN(r/S).
     Returns dict with ``abs_l2`` and ``rel_l2`` per row and the ``proxy`` ε/(2·var(r/S))."""
     a = _as_float_matrix("ln_scale_error", D)
-    if not np.all(np.isfinite(a)):
-        raise ValueError("ln_scale_error: D contains non-finite values")
+    _require_finite("ln_scale_error", a, "D")
     if not (isinstance(S, (int, np.integer)) and S >= 1):
         raise ValueError(f"ln_scale_error: S must be a positive int, got {S!r}")
     l1 = layer_norm(a, gamma, beta, eps)
