@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import seed as hyp_seed
 from tqdm import tqdm
 
@@ -80,6 +80,8 @@ def run_property(p: Property, backend: str, profile: str = "ci", seed: int = 0,
             res.notes.append(out.note)
         assert out.ok, f"deviation {out.dev:.3e} > bound {out.bound:.3e} ({out.note})"
 
+    for e in getattr(p, "examples", ()):   # explicit edge cases first (Phase.explicit)
+        inner = example(e)(inner)
     try:
         inner()
     except AssertionError as exc:

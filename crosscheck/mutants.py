@@ -63,7 +63,7 @@ MUTANTS = [
            "return iswiglu(b, np.matmul(W, A) + bias)",
            "A_LM without the + ε floor", ["metric_tensor_at_least_eps"]),
     Mutant("layernorm_eps_outside_sqrt", "ops.py",
-           "y = xc / b.sqrt(var + b.const(eps))", "y = xc / (b.sqrt(var) + b.const(eps))",
+           "y = xc / b.sqrt(var + e)", "y = xc / (b.sqrt(var) + e)",
            "LayerNorm divides by √var + ε instead of √(var + ε)", ["layernorm_norm_identity"]),
     Mutant("causal_mask_off_by_one", "plga.py",
            "causal = 1.0 - np.tril(np.ones((S, S)))",

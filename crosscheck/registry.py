@@ -138,20 +138,25 @@ class Property:
     #: examples per profile are scaled by this (expensive properties use < 1)
     cost: float = 1.0
     tags: list[str] = field(default_factory=list)
+    #: explicit inputs run before the generated ones (Hypothesis ``@example``): known edge
+    #: cases such as the identity or zero parameters, never instead of generic inputs
+    examples: tuple = ()
 
 
 PROPERTIES: dict[str, Property] = {}
 
 
 def prop(*, theorems: list[str], paper: str, strategy: Callable, backends=("mp", "float64"),
-         cost: float = 1.0):
-    """Register a property checking ``theorems`` (Lean names) on generated inputs."""
+         cost: float = 1.0, examples: tuple = ()):
+    """Register a property checking ``theorems`` (Lean names) on generated inputs (plus the
+    explicit ``examples``, each a value the strategy could produce)."""
     def deco(fn):
         name = fn.__name__
         if name in PROPERTIES:
             raise ValueError(f"duplicate property {name}")
         PROPERTIES[name] = Property(name, list(theorems), paper, (fn.__doc__ or "").strip(),
-                                    strategy, fn, tuple(backends), cost)
+                                    strategy, fn, tuple(backends), cost,
+                                    examples=tuple(examples))
         return fn
     return deco
 

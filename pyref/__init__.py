@@ -48,6 +48,7 @@ from . import (
     variants,
 )
 from .backend import Backend, get_backend, to_float64, to_mp
+from .checkpoint import CheckpointError
 from .config import PLDRConfig
 from .losses import (
     block_cross_entropy,
@@ -63,7 +64,7 @@ from .state_dict import num_parameters, state_dict_keys, state_dict_shapes
 __all__ = [
     "PLDRConfig", "PLDRModel", "SDPAModel", "ConstantGModel", "ForwardOutput", "GenerateOutput",
     "Backend", "get_backend", "to_float64", "to_mp", "state_dict_keys", "state_dict_shapes",
-    "num_parameters",
+    "num_parameters", "CheckpointError",
     "block_cross_entropy", "sequential_nll", "masked_cross_entropy", "dag_loss", "dag_regularizer",
     "expm", "analysis", "attention", "backend", "checkpoint", "inputs", "layers", "losses", "ops",
     "params", "plga", "rope", "state_dict", "variants",

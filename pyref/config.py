@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 
 import numpy as np
+
+try:
+    import resource  # POSIX only: the address-space limit
+except ImportError:  # pragma: no cover - Windows
+    resource = None
 
 
 def _check_pos_int(name, v):
@@ -18,13 +23,38 @@ def _check_pos_int(name, v):
 
 
 def _check_pos_float(name, v, allow_zero=False):
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"PLDRConfig.{name}: expected a real number, got {v!r}") from None
-    if isinstance(v, bool) or not math.isfinite(f) or f < 0 or (f == 0 and not allow_zero):
+    """A finite positive (or non-negative) real number; strings, bools and None are refused
+    (``rope_base='1e4'`` would otherwise be stored as a string)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ValueError(f"PLDRConfig.{name}: expected a real number, got {type(v).__name__} "
+                         f"{v!r}")
+    f = float(v)
+    if not math.isfinite(f) or f < 0 or (f == 0 and not allow_zero):
         raise ValueError(f"PLDRConfig.{name}: expected a finite "
                          f"{'non-negative' if allow_zero else 'positive'} number, got {v!r}")
+
+
+def available_memory() -> int | None:
+    """Bytes this process may still allocate: the smaller of the address-space limit
+    (``RLIMIT_AS``, minus what is mapped now) and the kernel's ``MemAvailable``; None where
+    neither is known."""
+    limits = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    limits.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    soft = resource.getrlimit(resource.RLIMIT_AS)[0] if resource is not None else None
+    if soft is not None and soft != resource.RLIM_INFINITY:
+        try:
+            with open("/proc/self/statm", encoding="ascii") as f:
+                mapped = int(f.read().split()[0]) * resource.getpagesize()
+        except (OSError, ValueError, IndexError):
+            mapped = 0
+        limits.append(max(0, soft - mapped))
+    return min(limits) if limits else None
 
 
 @dataclass(frozen=True)
@@ -62,9 +92,12 @@ class PLDRConfig:
         if self.d_k % 2:
             raise ValueError(f"PLDRConfig: head dim d_k = d_model/num_heads = {self.d_k} must be "
                              "even (RoPE rotates pairs)")
-        _check_pos_float("rope_base", self.rope_base)
-        _check_pos_float("ln_eps", self.ln_eps)
-        _check_pos_float("metric_eps", self.metric_eps, allow_zero=True)
+        for n in ("rope_base", "ln_eps", "metric_eps"):
+            _check_pos_float(n, getattr(self, n), allow_zero=n == "metric_eps")
+            object.__setattr__(self, n, float(getattr(self, n)))   # stored as a Python float
+        for n in ("num_layers", "d_model", "num_heads", "dff", "a_dff", "num_res_units",
+                  "num_glu_blocks", "vocab_size", "max_seq_len"):
+            object.__setattr__(self, n, int(getattr(self, n)))
 
     @property
     def d_k(self) -> int:
@@ -100,6 +133,17 @@ class PLDRConfig:
         V = self.vocab_size
         return V * d + self.num_layers * layer + 2 * d + d * V + V
 
+    def require_memory(self, variant: str = "plga", copies: int = 2, what: str = "model") -> None:
+        """Raise ValueError (naming the size) if ``copies`` float64 copies of the parameters do
+        not fit in :func:`available_memory` (``copies=2``: the file's arrays and their validated
+        float64 copies). Checked before anything of that size is allocated."""
+        need = self.num_parameters(variant) * 8 * copies
+        have = available_memory()
+        if have is not None and need > have:
+            raise ValueError(f"{what}: this configuration has {self.num_parameters(variant):,} "
+                             f"parameters and needs ~{need / 2**30:.1f} GiB as float64; "
+                             f"{have / 2**30:.1f} GiB are available")
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -108,10 +152,17 @@ class PLDRConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "PLDRConfig":
+        if not isinstance(d, dict):
+            raise ValueError(f"PLDRConfig.from_dict: expected a dict, got {type(d).__name__}")
         names = {f.name for f in fields(cls)}
         extra = set(d) - names
         if extra:
             raise ValueError(f"PLDRConfig.from_dict: unknown fields {sorted(extra)}")
+        required = [f.name for f in fields(cls) if f.default is MISSING]
+        missing = [n for n in required if n not in d]
+        if missing:
+            raise ValueError(f"PLDRConfig.from_dict: missing fields {missing} (required: "
+                             f"{required})")
         return cls(**d)
 
     @classmethod

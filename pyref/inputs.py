@@ -79,6 +79,8 @@ def check_finite(b: Backend, name, M):
 def check_tokens(tokens, vocab_size, what="tokens"):
     """Token ids [batch, S] (ints in [0, vocab_size)), returned as int64."""
     t = np.asarray(tokens)
+    if t.size == 0:   # np.asarray([]) is float64: say what is wrong, not the dtype
+        raise ValueError(f"{what}: empty prompt (shape {t.shape}); give at least one token id")
     if t.dtype == object or t.dtype.kind not in "iu":
         raise ValueError(f"{what}: expected integer token ids, got dtype {t.dtype}")
     if t.ndim != 2:

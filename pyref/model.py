@@ -75,12 +75,16 @@ def _xavier_uniform(rng, shape):
 
 
 def _random_params(config: PLDRConfig, seed: int, variant: str, init: str):
-    """The spec's initializers (A.5) with a numpy Generator seeded by ``seed``."""
+    """The spec's initializers (A.5) with a numpy Generator seeded by ``seed``; a configuration
+    too large for the available memory is refused first (ValueError naming its size)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"random: seed must be a non-negative int, got {seed!r}")
     if init not in ("kvg", "soc"):
         raise ValueError("random: init must be 'kvg' (W_V torch default) or 'soc' (W_V Xavier), "
                          f"got {init!r}")
+    if not isinstance(config, PLDRConfig):
+        raise ValueError(f"random: config must be a PLDRConfig, got {type(config).__name__}")
+    config.require_memory(variant, what="random")   # before anything of that size exists
     rng = np.random.default_rng(int(seed))
     H, dk, d = config.num_heads, config.d_k, config.d_model
     std_op = np.sqrt(2.0 / (dk * dk + H * dk))  # torch xavier_normal_ fans for [H, dk, dk]
@@ -207,7 +211,13 @@ class PLDRModel:
         key = (b.name, b.dps if b.is_mp else None)
         if key not in self._conv_cache:
             with b.context():
-                sd = {k: b.asarray(v) for k, v in self._params.items()}
+                with np.errstate(over="ignore"):   # an overflow is reported just below
+                    sd = {k: b.asarray(v) for k, v in self._params.items()}
+                for k, v in sd.items():   # blame a float32 overflow on the conversion
+                    if not b.is_mp and not np.all(np.isfinite(v)):
+                        raise ValueError(f"{b.name}: weight {k!r} overflows when converted to "
+                                         f"{b.name} (max |value| = "
+                                         f"{float(np.max(np.abs(self._params[k]))):.3e})")
                 sources = [self._operator_source(b, li, sd) for li in range(self.config.num_layers)]
                 self._conv_cache[key] = model_params(sd, self.config, sources)
         return self._conv_cache[key]
@@ -250,9 +260,13 @@ class PLDRModel:
             x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
             deductive, new_kv, new_gc = [], [], []
             for li, lp in enumerate(P.layers):
-                x, ded, kv_l, gc_l = decoder_layer(b, c, lp, x, mask,
-                                                   None if kv is None else kv[li],
-                                                   None if gc is None else gc[li])
+                try:
+                    x, ded, kv_l, gc_l = decoder_layer(b, c, lp, x, mask,
+                                                       None if kv is None else kv[li],
+                                                       None if gc is None else gc[li])
+                except OverflowError as exc:   # mpmath: an exponent beyond its range
+                    raise ValueError(f"forward ({b.name}): layer {li} overflowed ({exc}); e.g. "
+                                     "a power P too large for A_LM^P") from None
                 _check_layer(b, li, ded, x)
                 for key in ("A_LM", "G_LM"):  # report operators as [B, H, dk, dk]
                     if ded[key] is not None:
@@ -373,11 +387,12 @@ class ConstantGModel(PLDRModel):
 
     @classmethod
     def _from_loaded(cls, arrays, config, **kw):
-        G = [arrays.pop(CONSTANT_G_PREFIX + str(li)) for li in range(config.num_layers)
-             if CONSTANT_G_PREFIX + str(li) in arrays] or None
+        gkeys = sorted((k for k in arrays if k.startswith(CONSTANT_G_PREFIX)),
+                       key=lambda k: k[len(CONSTANT_G_PREFIX):].zfill(20))
         if "G" not in kw:
-            kw["G"] = G
-        return cls.from_state_dict(arrays, config, **kw)
+            kw["G"] = [arrays[k] for k in gkeys] or None   # checked against the config later
+        rest = arrays.select([k for k in arrays if not k.startswith(CONSTANT_G_PREFIX)])
+        return cls.from_state_dict(rest, config, **kw)
 
 
 class SDPAModel(PLDRModel):

@@ -30,14 +30,34 @@ def linear(x, W, bias):
     return y
 
 
+def _ln_row_scale(x):
+    """Per-row exponents ``k`` [..., 1] such that max|r·2^-k| ≤ 2^(e/2 − 16) (e the dtype's
+    maximum exponent), ``k = 0`` for rows already that small; None when every row is.
+
+    LayerNorm is invariant under r -> r·2^-k up to ε -> ε·2^-2k, and scaling by a power of two
+    is exact, so normalizing the scaled row with the scaled ε is the same LayerNorm, computed
+    without ``Σ(r − μ)²`` overflowing (a row of size 1e300 is a legal input: LN ignores its
+    scale)."""
+    limit = 2.0 ** (np.finfo(x.dtype).maxexp // 2 - 16)
+    m = np.max(np.abs(x), axis=-1, keepdims=True)                  # [..., 1]
+    if not np.any(m > limit):
+        return None
+    return np.where(m > limit, np.frexp(m)[1], 0)
+
+
 def layer_norm(b: Backend, x, gamma, beta, eps):
     """Row LayerNorm over the last axis (biased variance, eps inside the root):
-    γ ⊙ (r - mean r)/sqrt(var r + eps) + β."""
+    γ ⊙ (r - mean r)/sqrt(var r + eps) + β.  Float rows too large to square are first scaled
+    by a power of two (:func:`_ln_row_scale`; exact, and a no-op for every other row)."""
     n = x.shape[-1]
+    k = None if b.is_mp else _ln_row_scale(x)
+    e = b.const(eps)
+    if k is not None:
+        x, e = np.ldexp(x, -k), np.ldexp(e, -2 * k).astype(x.dtype)   # e: [..., 1]
     mu = np.sum(x, axis=-1, keepdims=True) / n                 # [..., 1]
     xc = x - mu                                                 # [..., n]
     var = np.sum(xc * xc, axis=-1, keepdims=True) / n           # [..., 1]
-    y = xc / b.sqrt(var + b.const(eps))
+    y = xc / b.sqrt(var + e)
     if gamma is not None:
         y = y * gamma
     if beta is not None:

@@ -104,12 +104,32 @@ def state_dict_keys(config: PLDRConfig, variant: str = "plga") -> list:
     return list(state_dict_shapes(config, variant))
 
 
+def num_keys(config: PLDRConfig, variant: str = "plga") -> int:
+    """The number of state-dict entries in closed form (no shapes built: a config with 10⁹
+    layers is refused by comparing this with the file before anything is allocated)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"num_keys: variant must be one of {VARIANTS}, got {variant!r}")
+    per_layer = 18   # q, k, v, dense (2 each), FFN SwiGLU (6), layernorm1/2 (2 each)
+    if variant == "plga":
+        per_layer += 5 + 2 + config.num_res_units * (6 * config.num_glu_blocks + 2)
+    return 5 + config.num_layers * per_layer
+
+
 def num_parameters(config: PLDRConfig, variant: str = "plga") -> int:
     """Total parameter count of the state dict (109,689,362 for ``PLDRConfig.paper()``)."""
     return int(sum(int(np.prod(s)) for s in state_dict_shapes(config, variant).values()))
 
 
 # ---------------------------------------------------------------------------- validation
+class StateDictError(KeyError, ValueError):
+    """Missing or unexpected state-dict keys, or a config the keys cannot belong to. A
+    ``ValueError`` like every other load error (and a ``KeyError``, as before); the message
+    prints as written (a plain ``KeyError`` would quote it)."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 def _to_numpy(name, v):
     """Accept numpy arrays, array-likes and (duck-typed) torch tensors."""
     if hasattr(v, "detach") and hasattr(v, "cpu"):  # torch.Tensor, without importing torch
@@ -147,18 +167,34 @@ def validate_state_dict(arrays, config: PLDRConfig, variant: str = "plga", stric
     """Check keys, shapes, dtypes and finiteness; return an ordered dict of read-only
     float64 copies.
 
-    Missing or (with ``strict``) extra keys raise ``KeyError``; wrong shape, non-float
+    Missing or (with ``strict``) extra keys raise :class:`StateDictError` (a ``KeyError`` and a
+    ``ValueError``); wrong shape, non-float
     dtype or non-finite values raise ``ValueError`` naming the key.
     """
     if not hasattr(arrays, "keys") or not hasattr(arrays, "__getitem__"):
         raise ValueError("state dict: expected a mapping name -> array, got "
                          f"{type(arrays).__name__}")
-    shapes = state_dict_shapes(config, variant)
     keys = set(arrays.keys())
+    n = num_keys(config, variant)
+    if n > 2 * len(keys) + 1000:   # not a few missing keys but a config the file cannot be:
+        # refused before its shapes are built (a 10⁹-layer config would exhaust memory there)
+        raise StateDictError(f"state dict ({variant}): the config (num_layers={config.num_layers}, "
+                       f"num_res_units={config.num_res_units}, num_glu_blocks="
+                       f"{config.num_glu_blocks}) has {n} keys, the state dict {len(keys)}")
+    shapes = state_dict_shapes(config, variant)
     missing = [k for k in shapes if k not in keys]
     extra = sorted(k for k in keys if k not in shapes)
     if missing:
-        raise KeyError(f"state dict ({variant}): {len(missing)} missing key(s), e.g. {missing[:5]}")
+        raise StateDictError(f"state dict ({variant}): {len(missing)} missing key(s), e.g. "
+                             f"{missing[:5]}")
     if extra and strict:
-        raise KeyError(f"state dict ({variant}): {len(extra)} unexpected key(s), e.g. {extra[:5]}")
+        raise StateDictError(f"state dict ({variant}): {len(extra)} unexpected key(s), e.g. "
+                             f"{extra[:5]}")
+    header = getattr(arrays, "header", None)   # a checkpoint file: check before reading
+    if header is not None:
+        for k, shp in shapes.items():
+            got, dtype = header(k)
+            if tuple(got) != tuple(shp) or not (isinstance(dtype, np.dtype) and dtype.kind == "f"):
+                raise ValueError(f"state dict entry {k!r}: expected shape {tuple(shp)} "
+                                 f"(floating), the file declares {tuple(got)} ({dtype})")
     return OrderedDict((k, _validated_entry(k, arrays[k], shp)) for k, shp in shapes.items())

@@ -101,3 +101,17 @@ def test_main_results_are_locked_and_have_properties():
             assert n in LOCKED, f"{label}: {n} is not in the statement lock"
             has_property = any(n in p.theorems for p in PROPS.values())
             assert has_property, f"{label}: {n} has no cross-check property"
+
+
+def test_spec_evaluator_shares_no_code_with_pyref():
+    """The independent evaluator (crosscheck/spec_eval) imports neither pyref nor numpy nor the
+    property modules (which import pyref): a bug in pyref cannot cancel against it."""
+    code = ("import importlib, pkgutil, sys\n"
+            "import crosscheck.spec_eval as s\n"
+            "for i in pkgutil.iter_modules(s.__path__):\n"
+            "    importlib.import_module('crosscheck.spec_eval.' + i.name)\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('pyref', 'numpy')\n"
+            "             or m.startswith('crosscheck.properties'))\n"
+            "print(bad)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import signal
 import time
 
 import mpmath
@@ -121,12 +122,17 @@ def _hp_task(args):
     return out
 
 
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_hp_tasks(tasks, jobs, show_progress):
     results = []
     if jobs > 1 and len(tasks) > 1 and "fork" in mp.get_all_start_methods():
         # fork: no re-import of __main__ (python -m crosscheck has no guard)
         ctx = mp.get_context("fork")
-        with ctx.Pool(min(jobs, len(tasks))) as pool:
+        # workers ignore SIGINT: Ctrl-C reaches the parent, which prints one line and exits 130
+        with ctx.Pool(min(jobs, len(tasks)), initializer=_ignore_sigint) as pool:
             for r in progress(pool.imap_unordered(_hp_task, tasks, chunksize=1),
                               total=len(tasks), desc="perron/det", enabled=show_progress):
                 results.append(r)

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 import pyref
-from pyref.checkpoint import load_arrays
+from pyref.checkpoint import CheckpointError, load_arrays
 
 from ..errors import PlgaError
 
@@ -91,6 +91,8 @@ def _read_checkpoint_arrays(path: Path):
                         f"{path.suffix!r}")
     try:
         return load_arrays(path)
+    except CheckpointError as exc:   # names the file itself
+        raise PlgaError(str(exc)) from None
     except ValueError as exc:
         raise PlgaError(f"checkpoint {path}: {exc}") from None
     except Exception as exc:  # safetensors/zip/OS errors: a corrupt or unreadable file

@@ -183,12 +183,3 @@ def write_plots(r: dict, out_dir: Path) -> list[str]:
         fn(r, out_dir / name)
         written.append(name)
     return written
-
-
-def remove_plots(out_dir: Path) -> None:
-    """Delete the plots of an earlier run (no stale plots next to a new audit.json)."""
-    for f in PLOT_FILES:
-        try:
-            (Path(out_dir) / f).unlink()
-        except OSError:  # FileNotFoundError included
-            pass

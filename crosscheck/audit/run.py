@@ -1,11 +1,15 @@
 """``plga audit``: :class:`AuditOptions` and :func:`run_audit`, which validates the inputs,
-runs one call per section, and writes the plots, ``audit.md`` and ``audit.json`` (last)."""
+runs one call per section, and writes the plots, ``audit.md`` and ``audit.json`` into a staging
+directory that moves into place only when complete (``audit.json`` last)."""
 
 from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import platform
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,7 +110,8 @@ def versions() -> dict:
 
 class _Sections:
     """Runs one section at a time: its seconds go to ``timing`` and the log; a ValueError
-    (pyref refuses to return NaN/inf) becomes an :class:`AuditFailure`."""
+    (pyref refuses to return NaN/inf) or an ArithmeticError (an mp overflow) becomes an
+    :class:`AuditFailure`."""
 
     def __init__(self, timing: dict, log):
         self.timing, self.log = timing, log
@@ -118,6 +123,9 @@ class _Sections:
                 r = fn(*args, **kw)
         except ValueError as exc:  # pyref refuses to return NaN/inf: a numerical failure
             raise AuditFailure(f"audit failed in section {name!r}: {exc}") from None
+        except ArithmeticError as exc:  # e.g. mpmath's OverflowError for a power P of 1e20
+            raise AuditFailure(f"audit failed in section {name!r}: {type(exc).__name__}: "
+                               f"{exc}") from None
         self.timing[name] = time.monotonic() - t0
         self.log(f"  {name:<22} {self.timing[name]:9.2f} s")
         return r
@@ -169,7 +177,7 @@ def _high_precision(run, result, opts, ops, L, H) -> None:
 
 
 def _write_plots(result: dict, opts, out_dir: Path, log) -> dict:
-    """Write the plots (optional extra); when skipped, remove stale plots of an earlier run."""
+    """Write the plots (optional extra) into ``out_dir`` (the staging directory)."""
     written, reason = [], None
     if not opts.plots:
         reason = "--no-plots"
@@ -182,7 +190,6 @@ def _write_plots(result: dict, opts, out_dir: Path, log) -> dict:
     if reason is None:
         written = plots.write_plots(sanitize(result), out_dir)
     else:
-        plots.remove_plots(out_dir)
         log(f"plots skipped: {reason}")
     return {"written": written, "skipped_reason": reason}
 
@@ -197,15 +204,52 @@ def _order_parameter(run, model, prompts2, ops_f, opts, L) -> dict:
     return run("order_parameter", order_parameter_section, ops_f, ops2_f, L)
 
 
-def _write_reports(result: dict, out_dir: Path, log) -> dict:
-    """audit.md, then audit.json last (its presence = complete); returns the JSON-ready copy."""
+def _write_reports(result: dict, stage: Path) -> dict:
+    """audit.md and audit.json into the staging directory; returns the JSON-ready copy."""
     bad: list = []
     clean = sanitize(result, bad=bad)
     clean["nonfinite_replaced"] = bad
     text = json.dumps(clean, indent=1, allow_nan=False) + "\n"
-    write_atomic(out_dir / "audit.md", render_markdown(clean))
-    write_atomic(out_dir / "audit.json", text)
-    written = result["plots"]["written"]
+    write_atomic(stage / "audit.md", render_markdown(clean))
+    write_atomic(stage / "audit.json", text)
+    return clean
+
+
+def _publish(stage: Path, out_dir: Path, names: list) -> None:
+    """Move the complete output set from ``stage`` into ``out_dir``, ``audit.json`` last.
+
+    The old ``audit.json`` goes first, so from then until the new one lands ``out_dir`` holds
+    no report (``audit.json`` present = a complete set of one run); plots of an earlier run
+    that this run did not write are removed. Other files in ``out_dir`` are left alone."""
+    try:
+        (out_dir / "audit.json").unlink(missing_ok=True)
+        for f in plots.PLOT_FILES:
+            if f not in names:
+                (out_dir / f).unlink(missing_ok=True)
+        for n in sorted(names, key=lambda n: n == "audit.json"):
+            os.replace(stage / n, out_dir / n)
+    except OSError as exc:
+        raise PlgaError(f"--out {out_dir}: cannot move the report into place "
+                        f"({exc.strerror or exc})") from None
+
+
+def _write_outputs(result: dict, opts, out_dir: Path, log, t_start: float) -> dict:
+    """Plots, audit.md, audit.json into a staging directory inside ``out_dir``, then
+    :func:`_publish`: a run that fails or is interrupted before that changes nothing."""
+    stage = Path(tempfile.mkdtemp(prefix=".plga-audit-staging-", dir=out_dir))
+    try:
+        t0 = time.monotonic()
+        result["plots"] = _write_plots(result, opts, stage, log)
+        result["timing_s"]["plots"] = time.monotonic() - t0
+        result["timing_s"]["total"] = time.monotonic() - t_start
+        clean = _write_reports(result, stage)
+        written = result["plots"]["written"]
+        _publish(stage, out_dir, [*written, "audit.md", "audit.json"])
+    except OSError as exc:   # e.g. a full disk while matplotlib writes a plot
+        raise PlgaError(f"--out {out_dir}: cannot write the report ({exc.strerror or exc}); "
+                        "the previous report, if any, is unchanged") from None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     log(f"plga audit: wrote {out_dir / 'audit.json'}, {out_dir / 'audit.md'}"
         + (f" and {len(written)} plot(s)" if written else "")
         + f" in {result['timing_s']['total']:.1f} s")
@@ -251,10 +295,6 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
         if opts.blockseq else {"computed": False, "reason": "--no-blockseq"})
     result["order_parameter"] = _order_parameter(run, model, prompts2, ops_f, opts, L)
 
-    t0 = time.monotonic()
-    result["plots"] = _write_plots(result, opts, out_dir, log)
-    timing["plots"] = time.monotonic() - t0
-    timing["total"] = time.monotonic() - t_start
     result["timing_s"] = timing
     result["aggregation"] = AGGREGATION
-    return _write_reports(result, out_dir, log)
+    return _write_outputs(result, opts, out_dir, log, t_start)

@@ -1,0 +1,248 @@
+"""The bad-input guarantees of the README, one table (issue 15): adding a case is one line.
+
+Each row of ``API_CASES`` is ``(id, action, exception class, message regex)``: calling
+``action(ctx)`` must raise exactly that class (a ``ValueError`` subclass: every load and input
+error is one) with a message naming what is wrong. Each row of ``CLI_CASES`` is ``(id, argv
+builder, exit code, message regex)``: ``plga`` must print one line ``plga: error: …`` (or
+``plga: check failed: …`` for exit 1), no traceback, and leave ``--out`` without a report.
+Silent-wrong-answer cases (an intermediate that overflows while the output stays finite) are
+``test_*`` functions below the tables; the analysis statistics across 1e-300…1e300 are
+``tests/test_pyref_analysis_scale.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import pyref
+from crosscheck.audit import plots as audit_plots
+from crosscheck.cli import main
+from pyref.checkpoint import CheckpointError
+from pyref.state_dict import StateDictError
+
+CFG = pyref.PLDRConfig(num_layers=1, d_model=4, num_heads=1, dff=8, a_dff=4, num_res_units=1,
+                       num_glu_blocks=1, vocab_size=10, max_seq_len=8)
+HUGE = {**CFG.to_dict(), "num_layers": 10**9}   # a 200-byte config: 3·10¹⁰ keys
+
+
+@pytest.fixture(scope="module")
+def ctx(tmp_path_factory):
+    d = tmp_path_factory.mktemp("guarantees")
+    model = pyref.PLDRModel.random(CFG, seed=1)
+    model.save(d / "model.npz")
+    model.save(d / "model.safetensors")
+    (d / "junk.safetensors").write_bytes(b"\x00" * 64)
+    (d / "dir.npz").mkdir()
+    data = (d / "model.npz").read_bytes()
+    (d / "truncated.npz").write_bytes(data[: len(data) // 2])
+    _npz_with_member(d / "bomb-extra.npz", d / "model.npz", "junk", (1 << 29,))
+    _npz_with_member(d / "bomb-key.npz", d / "model.npz", "final_layer.bias", (1 << 29,))
+    (d / "huge.json").write_text(json.dumps(HUGE))
+    (d / "tokens.json").write_text("[[1, 2, 3]]")
+    return SimpleNamespace(dir=d, model=model)
+
+
+def _npz_with_member(dst: Path, src: Path, name: str, shape) -> None:
+    """A copy of ``src`` with one more/replaced member whose .npy header declares ``shape``
+    float64 (4 GiB for 2^29) but holds 8 bytes: reading it would try to allocate the whole."""
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1))
+    header["shape"] = tuple(shape)
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for item in zin.namelist():
+            if item != name + ".npy":
+                zout.writestr(item, zin.read(item))
+        with zout.open(name + ".npy", "w") as fh:
+            np.lib.format.write_array_header_1_0(fh, header)
+            fh.write(b"\0" * 8)
+
+
+def _random_config(ctx, **kw):
+    return pyref.PLDRConfig(**{**CFG.to_dict(), **kw})
+
+
+API_CASES = [
+    ("config-string-number", lambda c: _random_config(c, rope_base="1e4"), ValueError,
+     r"rope_base: expected a real number, got str '1e4'"),
+    ("config-bool-number", lambda c: _random_config(c, ln_eps=True), ValueError,
+     r"ln_eps: expected a real number"),
+    ("config-empty", lambda c: pyref.PLDRConfig.from_dict({}), ValueError,
+     r"missing fields \['num_layers'"),
+    ("config-not-object", lambda c: pyref.PLDRConfig.from_json("[1]"), ValueError,
+     r"expected a JSON object"),
+    ("random-too-large", lambda c: pyref.PLDRModel.random(pyref.PLDRConfig(**HUGE)), ValueError,
+     r"needs ~\d+(\.\d)? GiB as float64"),
+    ("state-dict-wrong-config", lambda c: pyref.PLDRModel.from_state_dict(
+        c.model.state_dict(), pyref.PLDRConfig(**HUGE)), StateDictError, r"has \d+ keys"),
+    ("state-dict-missing-key", lambda c: pyref.PLDRModel.from_state_dict(
+        {k: v for k, v in c.model.state_dict().items() if k != "final_layer.bias"}, CFG),
+     StateDictError, r"missing key.*final_layer.bias"),
+    ("load-missing-file", lambda c: pyref.PLDRModel.load(c.dir / "nope.npz"), CheckpointError,
+     r"does not exist"),
+    ("load-directory", lambda c: pyref.PLDRModel.load(c.dir / "dir.npz"), CheckpointError,
+     r"is a directory, expected a file"),
+    ("load-junk-safetensors", lambda c: pyref.PLDRModel.load(c.dir / "junk.safetensors"),
+     CheckpointError, r"junk.safetensors.*cannot read it as a safetensors file"),
+    ("load-truncated-npz", lambda c: pyref.PLDRModel.load(c.dir / "truncated.npz"),
+     CheckpointError, r"truncated.npz.*cannot read it as a npz file"),
+    ("load-npz-unexpected-huge-member", lambda c: pyref.PLDRModel.load(c.dir / "bomb-extra.npz"),
+     StateDictError, r"unexpected key.*junk"),
+    ("load-npz-expected-key-huge-header", lambda c: pyref.PLDRModel.load(c.dir / "bomb-key.npz"),
+     ValueError, r"final_layer.bias.*expected shape \(10,\).*declares \(536870912,\)"),
+    ("empty-prompt", lambda c: c.model.generate([], 2), ValueError, r"empty prompt"),
+    ("empty-token-batch", lambda c: c.model.forward(np.zeros((1, 0), int)), ValueError,
+     r"empty prompt"),
+    ("float32-conversion-overflow", lambda c: pyref.PLDRModel.from_state_dict(
+        {**c.model.state_dict(), "final_layer.weight":
+         c.model.state_dict()["final_layer.weight"] * 1e300}, CFG).forward([[1]], "float32"),
+     ValueError, r"weight 'final_layer.weight' overflows when converted to float32"),
+    ("mp-power-overflow", lambda c: pyref.PLDRModel.from_state_dict(
+        {**c.model.state_dict(), "decoder.dec_layers.0.mha1.plgatt_layer.pwlst":
+         np.full((1, 4, 4), 1e20), "decoder.dec_layers.0.mha1.plgatt_layer.blst":
+         np.full((1, 4, 4), 8.0)}, CFG).forward([[1, 2]], "mp"),   # A_LM > 1: A_LM^1e20
+     ValueError, r"forward \(mp\): layer 0 overflowed"),
+]
+
+
+@pytest.mark.parametrize("case", API_CASES, ids=[c[0] for c in API_CASES])
+def test_api_bad_input_raises_a_specific_error(ctx, case):
+    _, action, exc, pattern = case
+    with np.errstate(all="ignore"):
+        with pytest.raises(exc, match=pattern) as info:
+            action(ctx)
+    assert isinstance(info.value, ValueError)   # the one documented base class
+
+
+def _audit(*extra):
+    return lambda c, out: ["audit", *map(str, extra), "--out", str(out), "--quiet", "--jobs",
+                           "1", "--no-plots"]
+
+
+CLI_CASES = [
+    ("audit-huge-config", lambda c, out: _audit(c.dir / "model.npz", "--config",
+                                                c.dir / "huge.json")(c, out),
+     2, r"does not match the config.*has \d+ keys"),
+    ("audit-directory", lambda c, out: _audit(c.dir / "dir.npz")(c, out), 2, r"not a regular file"),
+    ("audit-junk", lambda c, out: _audit(c.dir / "junk.safetensors")(c, out), 2,
+     r"cannot read it as a safetensors file"),
+    ("audit-bomb-member", lambda c, out: _audit(c.dir / "bomb-extra.npz")(c, out), 2,
+     r"unexpected key"),
+]
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[c[0] for c in CLI_CASES])
+def test_cli_bad_input_is_one_line(ctx, case, tmp_path, capsys):
+    _, argv, code, pattern = case
+    out = tmp_path / "out"
+    rc = main(argv(ctx, out))
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert rc == code and len(lines) == 1, err
+    assert lines[0].startswith("plga: ") and "Traceback" not in err
+    assert re.search(pattern, lines[0]), lines[0]
+    assert not (out / "audit.json").exists()
+
+
+# ------------------------------------------------------------------ silent wrong answers
+def test_layer_norm_of_a_huge_row_is_not_collapsed():
+    """A checkpoint whose embedding is scaled by 1e300 is legal (LN_emb ignores the scale): in
+    float64 Σ(x − μ)² overflowed and every row collapsed to β. Now float64 matches mp.
+    Tolerance 1e-9: float64 round-off through two tiny layers (~1e-15) times a generous 10⁶."""
+    sd = pyref.PLDRModel.random(CFG, seed=2).state_dict()
+    sd["decoder.embedding.weight"] = sd["decoder.embedding.weight"] * 1e300
+    big = pyref.PLDRModel.from_state_dict(sd, CFG)
+    toks = [[1, 2, 3, 4]]
+    f64 = big.forward(toks).logits
+    mp = pyref.to_float64(big.forward(toks, backend="mp", dps=30).logits)
+    assert np.max(np.abs(f64 - mp)) < 1e-9
+    assert np.ptp(f64[0], axis=0).max() > 1e-3   # rows differ: not all collapsed to β
+
+
+def test_failed_audit_leaves_the_previous_report_untouched(ctx, tmp_path, monkeypatch, capsys):
+    """The output set is staged and moved into place complete (audit.json last): a run that
+    fails while writing leaves the previous run's files as they were and no staging dir."""
+    out = tmp_path / "out"
+    argv = ["audit", str(ctx.dir / "model.npz"), "--tokens", str(ctx.dir / "tokens.json"),
+            "--out", str(out), "--quiet", "--jobs", "1", "--no-plots", "--steps", "1"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def broken(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(audit_plots, "write_plots", broken)
+    monkeypatch.setattr(audit_plots, "require", lambda: None)
+    assert main([a for a in argv if a != "--no-plots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0] and "unchanged" in err[0]
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_pool_workers_ignore_sigint():
+    """Ctrl-C during the Perron/determinant pool: the workers ignore SIGINT (the parent prints
+    one line and exits 130), so no ForkPoolWorker traceback is printed."""
+    code = ("import os, signal, sys\n"
+            "from crosscheck.audit import highprec\n"
+            "highprec._ignore_sigint()\n"
+            "os.kill(os.getpid(), signal.SIGINT)\n"
+            "print('alive')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert out.returncode == 0 and out.stdout.strip() == "alive", out.stderr
+
+
+def test_bfloat16_safetensors_load_exactly(tmp_path):
+    """A bf16 safetensors file (how Hugging Face checkpoints are often stored) loads, each value
+    widened exactly (bf16 = the high 16 bits of a float32), instead of numpy's TypeError."""
+    sd = pyref.PLDRModel.random(CFG, seed=3).state_dict()
+    header, blobs, off = {}, [], 0
+    for k, v in sd.items():
+        bits = (v.astype(np.float32).view(np.uint32) >> 16).astype("<u2").tobytes()
+        header[k] = {"dtype": "BF16", "shape": list(v.shape),
+                     "data_offsets": [off, off + len(bits)]}
+        off += len(bits)
+        blobs.append(bits)
+    header["__metadata__"] = {"__pyref_config__": CFG.to_json()}
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    path = tmp_path / "bf16.safetensors"
+    path.write_bytes(len(h).to_bytes(8, "little") + h + b"".join(blobs))
+    got = pyref.PLDRModel.load(path).state_dict()
+    for k, v in sd.items():
+        want = ((v.astype(np.float32).view(np.uint32) >> 16) << 16).view(np.float32)
+        assert np.array_equal(got[k], want.astype(np.float64)), k
+
+
+def test_memory_cases_under_an_address_space_limit(ctx):
+    """Under RLIMIT_AS = 2 GiB: the 10⁹-layer config, the npz members declaring 4 GiB and the
+    oversized random model are refused with a ValueError before anything of that size is
+    allocated (a MemoryError or a kill would fail this test)."""
+    code = (
+        "import resource, sys, json\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "import pyref\n"
+        "d = sys.argv[1]\n"
+        "huge = pyref.PLDRConfig(**json.load(open(d + '/huge.json')))\n"
+        "cases = [lambda: pyref.PLDRModel.load(d + '/bomb-extra.npz'),\n"
+        "         lambda: pyref.PLDRModel.load(d + '/bomb-key.npz'),\n"
+        "         lambda: pyref.PLDRModel.load(d + '/model.npz', config=huge),\n"
+        "         lambda: pyref.PLDRModel.random(huge)]\n"
+        "for f in cases:\n"
+        "    try:\n"
+        "        f()\n"
+        "    except ValueError as e:\n"
+        "        print(type(e).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(ctx.dir)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["StateDictError", "ValueError", "StateDictError", "ValueError"]
