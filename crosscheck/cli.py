@@ -5,6 +5,9 @@
     plga fuzz [--theorem NAME] [--profile ci|dev|thorough] [--examples N] [--seed S]
                                  run the cross-check properties against pyref
     plga mutate                  apply the shipped pyref mutants; every one must be killed
+    plga mutate --generated [--sample N] [--module pyref/ops.py] [--jobs 2] [--out FILE]
+                                 generated operator-level mutants of pyref's numerical code
+                                 (reports/mutation-generated.json; --list: only count them)
     plga report                  reports/crosscheck.json + reports/VERIFICATION.md from the
                                  last runs
     plga lean setup              install the WebAssembly Lean toolchain into the cache
@@ -30,6 +33,7 @@ import json
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from .errors import PlgaError
@@ -37,6 +41,7 @@ from .fsutil import write_json
 from .lean.axioms import audit
 from .lean.check import check
 from .lean.toolchain import install_wasm, resolve
+from .mutation.generate import OPERATORS, SKIPPED_MODULES, generate, pyref_dir, resolve_module
 
 
 def _root(args) -> Path:
@@ -136,6 +141,18 @@ def _sample_perron_certificate() -> str:
             + perron_certificate(A).summary())
 
 
+def _read_report_json(path: Path, command: str) -> dict:
+    """A JSON object written by one of our commands; anything else is one clear error."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PlgaError(f"{path} is not readable JSON ({exc}); run `{command}` again") from None
+    if not isinstance(data, dict):
+        raise PlgaError(f"{path}: expected a JSON object, got {type(data).__name__}; run "
+                        f"`{command}` again")
+    return data
+
+
 def _do_report(args) -> None:
     from .certificates import rope_nonresonance
     from .fuzz import RunResult
@@ -144,15 +161,27 @@ def _do_report(args) -> None:
     fz = rd / "fuzz-results.json"
     if not fz.exists():
         raise PlgaError(f"{fz} does not exist: run `plga fuzz` (or `plga verify`) first")
-    data = json.loads(fz.read_text())
-    results = [RunResult(**r) for r in data["results"]]
+    data = _read_report_json(fz, "plga fuzz")
+    try:
+        results = [RunResult(**r) for r in data["results"]]
+    except (KeyError, TypeError) as exc:
+        raise PlgaError(f"{fz} is malformed ({type(exc).__name__}: {exc}); run `plga fuzz` "
+                        "again") from None
     certs = {"rope_nonresonance_64": rope_nonresonance(64, 1e4).summary(),
              "perron_sample_A_LM": _sample_perron_certificate()}
-    mut = rd / "mutation.json"
-    mutation = json.loads(mut.read_text()) if mut.exists() else None
-    rep = build(results, certificates=certs, mutation=mutation, axioms_json=rd / "axioms.json",
-                seed=data.get("seed", 0), profile=data.get("profile", "?"))
-    write(rep, rd)
+    inputs = {}
+    for name, how in (("mutation.json", "plga mutate"), ("mutation-generated.json",
+                                                        "plga mutate --generated"),
+                      ("axioms.json", "plga lean audit")):
+        inputs[name] = _read_report_json(rd / name, how) if (rd / name).exists() else None
+    try:
+        rep = build(results, certificates=certs, mutation=inputs["mutation.json"],
+                    axioms=inputs["axioms.json"], seed=data.get("seed", 0),
+                    profile=data.get("profile", "?"), generated=inputs["mutation-generated.json"])
+        write(rep, rd)   # renders both files before writing either
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        raise PlgaError(f"a report input in {rd} is malformed ({type(exc).__name__}: {exc}); "
+                        "re-run the command that wrote it") from None
     s = rep["summary"]
     print(f"report: {rd / 'VERIFICATION.md'} ({s['covered']}/{s['theorems']} locked theorems "
           f"covered, {s['property_runs_ok']}/{s['property_runs']} property runs ok)", flush=True)
@@ -176,7 +205,56 @@ def _do_mutate(args) -> bool:
     return res["killed"] == res["total"]
 
 
+def _print_generated_counts(mutants) -> None:
+    per = Counter((m.module, m.operator) for m in mutants)
+    ops = [o for o in OPERATORS if any(k[1] == o for k in per)]
+    print(f"{'module':<26}{'total':>6} " + " ".join(f"{o:>{len(o)}}" for o in ops))
+    for mod in sorted({m.module for m in mutants}):
+        row = [per[(mod, o)] for o in ops]
+        print(f"{mod:<26}{sum(row):>6} " + " ".join(f"{n:>{len(o)}}" for n, o in zip(row, ops)))
+    tot = [sum(per[(mod, o)] for mod in {m.module for m in mutants}) for o in ops]
+    print(f"{'total':<26}{sum(tot):>6} " + " ".join(f"{n:>{len(o)}}" for n, o in zip(tot, ops)))
+    print("skipped modules: " + "; ".join(f"pyref/{k} ({v})" for k, v in SKIPPED_MODULES.items()))
+
+
+def _do_mutate_generated(args) -> bool:
+    _apply_blas_threads(1)  # before numpy loads: the children fork, the matrices are tiny
+    from .mutation.runner import run_generated
+    try:
+        files = [resolve_module(m, pyref_dir()) for m in args.module] if args.module else None
+        if args.list:
+            _print_generated_counts(generate(files=files))
+            return True
+        print(f"== Generated mutants (profile ci, {args.jobs} jobs"
+              f"{f', sample {args.sample}' if args.sample else ''})", flush=True)
+        res = run_generated(files, args.sample, args.jobs, args.timeout, ids=args.id or None)
+    except ValueError as exc:
+        raise PlgaError(f"plga mutate: {exc}") from None
+    for m in res["mutants"]:
+        if m["status"] in ("survived", "not-covered"):
+            print(f"  {m['status']:<11} {m['id']}  `{m['original']}` -> `{m['mutated']}`",
+                  flush=True)
+    out = Path(args.out) if args.out else _reports_dir(args) / "mutation-generated.json"
+    write_json(out, res)
+    for mod, t in res["per_module"].items():
+        print(f"  {mod:<26} {t['mutants']:>4} mutants  {t['killed']:>4} killed  "
+              f"{t['killed-by-timeout']:>3} timeouts  {t['survived']:>3} survived  "
+              f"{t['not-covered']:>3} not covered  {t['equivalent']:>3} equivalent  "
+              f"score {100 * t['score']:.1f}%", flush=True)
+    for line in res["coverage"]["failing_on_unmutated_pyref"]:
+        print(f"  property failing on the unmutated pyref (not used): {line}", flush=True)
+    t = res["totals"]
+    print(f"generated-mutant score: {100 * t['score']:.1f}% ({t['killed']} killed + "
+          f"{t['killed-by-timeout']} timeouts of {t['mutants'] - t['equivalent']} non-equivalent)"
+          f" in {res['seconds']:.0f} s -> {out}", flush=True)
+    return args.fail_under is None or t["score"] >= args.fail_under
+
+
 def cmd_mutate(args) -> int:
+    if args.generated:
+        return 0 if _do_mutate_generated(args) else 1
+    if args.list or args.sample is not None or args.module or args.id or args.out:
+        raise PlgaError("plga mutate: --list/--sample/--module/--id/--out need --generated")
     return 0 if _do_mutate(args) else 1
 
 
@@ -267,7 +345,8 @@ def _positive_int(text: str) -> int:
 
 def _fuzz_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", choices=["ci", "dev", "thorough"], default="ci",
-                   help="examples per property: ci (fast), dev (5x), thorough (100x ci)")
+                   help="examples per property: ci (200 float64 / 60 mp, ~3 min), dev (5x ci), "
+                        "thorough (20x ci)")
     p.add_argument("--seed", type=int, default=0,
                    help="Hypothesis seed (runs are deterministic given it)")
 
@@ -275,6 +354,40 @@ def _fuzz_opts(p: argparse.ArgumentParser) -> None:
 def _reports_opts(p: argparse.ArgumentParser, root_help: str) -> None:
     p.add_argument("--root", default=".", help=root_help)
     p.add_argument("--reports", default=None, help="report directory (default: reports/)")
+
+
+def _score(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a score in [0, 1], got {text!r}") from None
+    if not 0 <= v <= 1:
+        raise argparse.ArgumentTypeError(f"expected a score in [0, 1], got {v}")
+    return v
+
+
+def _mutate_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--generated", action="store_true",
+                   help="run the generated operator-level mutants instead of the shipped ones")
+    p.add_argument("--list", action="store_true",
+                   help="with --generated: only count the mutants per module and operator")
+    p.add_argument("--sample", type=_positive_int, default=None,
+                   help="with --generated: a fixed sample of N mutants (chosen by a hash of the "
+                        "id)")
+    p.add_argument("--module", action="append", default=[],
+                   help="with --generated: only this pyref module (pyref/ops.py or pyref.ops; "
+                        "repeatable)")
+    p.add_argument("--id", action="append", default=[],
+                   help="with --generated: only this mutant id (repeatable)")
+    p.add_argument("--jobs", type=_positive_int, default=2,
+                   help="parallel mutant processes (default 2)")
+    p.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds per mutant, plus 3x the coverage-pass time of its selected "
+                        "property runs (default 120)")
+    p.add_argument("--out", default=None,
+                   help="JSON output (default: REPORTS/mutation-generated.json)")
+    p.add_argument("--fail-under", type=_score, default=None,
+                   help="exit 1 if the generated-mutant score is below this (0..1)")
 
 
 def _add_harness_parsers(sub) -> None:
@@ -294,6 +407,7 @@ def _add_harness_parsers(sub) -> None:
     f.set_defaults(func=cmd_fuzz)
     mu = sub.add_parser("mutate", help="mutation testing of the harness against pyref mutants")
     _reports_opts(mu, "project root (reports in ROOT/reports)")
+    _mutate_opts(mu)
     mu.set_defaults(func=cmd_mutate)
     r = sub.add_parser("report", help="write reports/crosscheck.json and reports/VERIFICATION.md")
     _reports_opts(r, "project root (reports in ROOT/reports)")

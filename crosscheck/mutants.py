@@ -204,7 +204,7 @@ names = [n for n in order if n in props] + [n for n in props if n not in order]
 for name in names:
     p = props[name]
     for b in sorted(p.backends, key=lambda x: x != "float64"):
-        r = run_property(p, b, profile="ci", seed=0)
+        r = run_property(p, b, profile="ci", seed=0, shrink=False)
         if not r.ok:
             print(json.dumps({"killed_by": name, "backend": b, "why": r.counterexample}))
             sys.exit(0)

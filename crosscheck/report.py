@@ -9,7 +9,7 @@ import platform
 import time
 from pathlib import Path
 
-from .fsutil import write_atomic, write_json
+from .fsutil import write_atomic
 from .justifications import coverage
 from .properties import load_properties
 from .registry import LOCK, locked_theorems
@@ -39,14 +39,13 @@ MAIN_RESULTS = {
 
 
 def build(fuzz_results, certificates: dict | None = None, mutation: dict | None = None,
-          axioms_json: Path | None = None, lock: Path = LOCK, seed: int = 0,
-          profile: str = "ci") -> dict:
-    axioms = {}
-    audit_ok = None
-    if axioms_json and Path(axioms_json).exists():
-        data = json.loads(Path(axioms_json).read_text())
-        audit_ok = data.get("ok")
-        axioms = {t["name"]: t for t in data.get("theorems", [])}
+          axioms: dict | None = None, lock: Path = LOCK, seed: int = 0,
+          profile: str = "ci", generated: dict | None = None) -> dict:
+    """The report dict; ``axioms``: the axiom audit (reports/axioms.json, read by the caller),
+    ``mutation``: the shipped-mutant run (reports/mutation.json),
+    ``generated``: the generated-mutant run (reports/mutation-generated.json)."""
+    audit_ok = None if axioms is None else axioms.get("ok")
+    axioms = {} if axioms is None else {t["name"]: t for t in axioms.get("theorems", [])}
     cov = coverage(lock)
     props = load_properties()
     per_prop = {}
@@ -82,7 +81,50 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
                        for n, p in props.items()},
         "certificates": certificates or {},
         "mutation": mutation or {},
+        "generated_mutation": _generated_summary(generated) if generated else {},
     }
+
+
+def _generated_summary(gen: dict) -> dict:
+    """The generated-mutant run without the killed mutants' details."""
+    keep = ("profile", "seed", "sample", "modules", "skipped_modules", "coverage", "seconds",
+            "totals", "per_module", "per_operator")
+    out = {k: gen.get(k) for k in keep}
+    out["survivors"] = [m for m in gen.get("mutants", [])
+                        if m["status"] in ("survived", "not-covered")]
+    out["equivalent"] = [m for m in gen.get("mutants", []) if m["status"] == "equivalent"]
+    return out
+
+
+def _generated_section(g: dict) -> list[str]:
+    """The "Generated mutants" section of VERIFICATION.md."""
+    t = g["totals"]
+    scope = (f"a fixed sample of {g['sample']} mutants" if g.get("sample") else
+             f"every mutant of {len(g['modules'])} modules")
+    L = ["## Generated mutants", "",
+         f"Operator-level mutants generated from pyref's numerical code "
+         f"(`plga mutate --generated`; {scope}; profile `{g['profile']}`, seed {g['seed']}). "
+         "Each mutant runs the properties whose `ci` run executes its line; score = (killed + "
+         "killed by timeout) / (mutants − reviewed equivalent). Not mutated: input validation "
+         "and " + "; ".join(f"`pyref/{k}` ({v})" for k, v in g["skipped_modules"].items()) + ".",
+         "",
+         "| module | mutants | killed | timeouts | survived | not covered | equivalent | score |",
+         "|---|---|---|---|---|---|---|---|"]
+    rows = list(g["per_module"].items()) + [("**total**", t)]
+    for mod, r in rows:
+        L.append(f"| `{mod}` | {r['mutants']} | {r['killed']} | {r['killed-by-timeout']} | "
+                 f"{r['survived']} | {r['not-covered']} | {r['equivalent']} | "
+                 f"{100 * r['score']:.1f}% |".replace("`**total**`", "**total**"))
+    L += ["", f"* Generated-mutant score: **{100 * t['score']:.1f}%** "
+              f"({t['killed'] + t['killed-by-timeout']}/{t['mutants'] - t['equivalent']} "
+              "non-equivalent mutants killed).", ""]
+    L += ["### Surviving mutants (not equivalent)", ""]
+    L += [f"* `{m['id']}` (line {m['line']}, {m['status']}): `{m['original']}` → "
+          f"`{m['mutated']}`" for m in g["survivors"]] or ["* none"]
+    L += ["", "### Reviewed equivalent mutants", ""]
+    L += [f"* `{m['id']}`: `{m['original']}` → `{m['mutated']}` — {m['why']}"
+          for m in g["equivalent"]] or ["* none"]
+    return L + [""]
 
 
 def _fmt(x):
@@ -90,8 +132,10 @@ def _fmt(x):
 
 
 def write(report: dict, out_dir: Path) -> None:
+    """``VERIFICATION.md`` then ``crosscheck.json``, each atomically; both are rendered before
+    either is written, so a report that fails to render or to write changes neither file
+    (``crosscheck.json`` last: its presence = the Markdown beside it is of the same run)."""
     out_dir = Path(out_dir)
-    write_json(out_dir / "crosscheck.json", report)
     s = report["summary"]
     L = ["# Verification report", "",
          f"Generated {report['generated']} (profile `{report['profile']}`, "
@@ -105,8 +149,14 @@ def write(report: dict, out_dir: Path) -> None:
          f"{'PASS' if s['audit_ok'] else ('FAIL' if s['audit_ok'] is False else 'not run')}.", ""]
     mut = report.get("mutation") or {}
     if mut:
-        L += [f"* Mutation score: **{mut.get('killed', 0)}/{mut.get('total', 0)}** mutants of "
-              "`pyref` killed.", ""]
+        L += [f"* Hand-written mutants (`plga mutate`): **{mut.get('killed', 0)}/"
+              f"{mut.get('total', 0)}** of `pyref` killed.", ""]
+    gen = report.get("generated_mutation") or {}
+    if gen:
+        t = gen["totals"]
+        L += [f"* Generated-mutant score: **{100 * t['score']:.1f}%** of "
+              f"{t['mutants'] - t['equivalent']} non-equivalent mutants killed (see "
+              "[Generated mutants](#generated-mutants)).", ""]
     certs = report.get("certificates") or {}
     if certs:
         L += ["## Certificates (interval arithmetic)",
@@ -148,4 +198,8 @@ def write(report: dict, out_dir: Path) -> None:
                          for b, v in p["runs"].items())
         L.append(f"* `{n}` ({p['paper']}) — {p['doc'].splitlines()[0] if p['doc'] else ''} "
                  f"[{runs or 'not run'}]")
+    if gen:
+        L += [""] + _generated_section(gen)
+    text = json.dumps(report, indent=2, sort_keys=False) + "\n"
     write_atomic(out_dir / "VERIFICATION.md", "\n".join(L) + "\n")
+    write_atomic(out_dir / "crosscheck.json", text)

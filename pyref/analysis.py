@@ -127,10 +127,12 @@ def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
         if not all(v[i] > 0 for i in range(n)):
             raise ValueError("perron: iteration did not produce a positive vector (ill-conditioned "
                              "input)")
-        if full_spectrum_mp:
+        if full_spectrum_mp and n > 1:  # (mpmath.eig of a 1×1 matrix ignores left/right=False)
             ev_mp = mpmath.eig(Am, left=False, right=False)
             mods = sorted((abs(e) for e in ev_mp), reverse=True)
-            second = mods[1] if n > 1 else mpmath.mpf(0)
+            second = mods[1]
+        elif full_spectrum_mp:
+            second = mpmath.mpf(0)
         else:
             second = float(np.max(np.abs(others))) if n > 1 else 0.0
     with mpmath.workdps(dps):
@@ -195,7 +197,12 @@ def det(M, dps=50, backend="mp"):
     if a.ndim == 2:
         Am = _mp_matrix("det", a, dps)
         with mpmath.workdps(dps):
-            return +mpmath.det(Am)
+            try:
+                return +mpmath.det(Am)
+            except TypeError:
+                # mpmath 1.3 LU_decomp: when every candidate pivot of a column is exactly 0 the
+                # pivot index stays None (TypeError in swap_row); such a matrix is singular
+                return mpmath.mpf(0)
     flat = a.reshape(-1, a.shape[-1], a.shape[-1])
     out = np.empty(flat.shape[0], dtype=object)
     for i, m in enumerate(flat):
@@ -321,11 +328,16 @@ def order_parameter(X1, X2):
         return abs(float(np.mean(y))), int(e.item())
 
     def half_sum(p, q):  # ½(p + q) of two (mantissa, exponent) pairs
-        e = max(p[1], q[1])
+        # the exponent of a zero part (0, 0) must not count: against a subnormal-scale part it
+        # would push that part into the subnormals and the ratio to inf
+        e = max((x[1] for x in (p, q) if x[0] != 0), default=0)
         return 0.5 * (math.ldexp(p[0], p[1] - e) + math.ldexp(q[0], q[1] - e)), e
 
-    def ratio(p, q):
-        return math.ldexp(p[0] / q[0], p[1] - q[1]) if q[0] > 0 else float("inf")
+    def ratio(p, q):  # inf when the denominator is 0 or the ratio exceeds the float64 range
+        try:
+            return math.ldexp(p[0] / q[0], p[1] - q[1]) if q[0] > 0 else float("inf")
+        except OverflowError:
+            return float("inf")
 
     if np.array_equal(a, b):
         return OrderParameter(0.0, 0.0, 0.0, 0.0)
@@ -420,7 +432,7 @@ def cache_deviation(model, prompt_tokens, steps, backend="float64", dps=50):
         raise ValueError(f"cache_deviation: expects one prompt, got batch {p.shape[0]}")
     g = model.generate(p, steps, kvcache=True, gcache=True, backend=backend, dps=dps,
                        return_operators=True)
-    G_prompt = [to_float64(G) for G in g.step_G[0]]
+    G_prompt = [to_float64(G) for G in g.step_G[0]] if g.step_G else []   # steps = 0: no step
     d, margin, epsG, maxdG = [], [], [], []
     for t, lc in enumerate(g.step_logits):
         seq = g.tokens[:, : p.shape[1] + t]

@@ -43,8 +43,9 @@ def layer_norm(x, gamma=None, beta=None, eps=1e-6, backend="float64", dps=50):
         if not eps > 0:
             if eps < 0:
                 raise ValueError(f"layer_norm: eps must be >= 0, got {eps}")
-            xc = x - np.sum(x, axis=-1, keepdims=True) / n
-            flat = np.all(xc == 0, axis=-1)
+            # zero variance ⇔ a constant row (tested exactly: the rounded mean of a constant
+            # row need not equal its entries, so x − mean can be rounding noise)
+            flat = np.all(x == x[..., :1], axis=-1)
             if np.any(flat):
                 where = tuple(int(i) for i in np.argwhere(flat)[0])
                 raise ValueError(f"layer_norm: eps = 0 and row {where} has zero variance "

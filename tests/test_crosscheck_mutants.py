@@ -1,11 +1,21 @@
-"""Mutation testing: every shipped pyref mutant must be killed by some property."""
+"""Mutation testing: every shipped pyref mutant must be killed by some property; the generated
+mutants (crosscheck.mutation) are produced as documented, and a fixed sample of them is killed."""
 
 from __future__ import annotations
+
+import ast
+import os
+import time
 
 import pytest
 
 from crosscheck.mutants import Mutant, all_mutants, apply, run_mutant
+from crosscheck.mutation.equivalent import EQUIVALENT
+from crosscheck.mutation.generate import generate, module_files, mutate_source, pyref_dir
+from crosscheck.mutation.pool import Job, run_chains
+from crosscheck.mutation.runner import check_equivalent, run_generated, sample, summarize
 from crosscheck.properties import load_properties
+from crosscheck.report import build, write
 
 
 def test_mutants_name_existing_killers():
@@ -27,3 +37,192 @@ ALL_MUTANTS = all_mutants()
 def test_mutant_is_killed(mutant):
     r = run_mutant(mutant)
     assert r["killed"], f"{mutant.name} survived: {r['why']}"
+
+
+# ============================================================================ generated
+TINY = '''\
+import numpy as np
+
+
+def f(b: Backend, a, c, x, n):
+    """A docstring: a + b."""
+    y = np.matmul(a, c)
+    z = a @ c
+    w = a.T
+    s = a + c
+    d = a - c
+    p = a * c
+    q = a / c
+    t = np.sum(x, axis=-1)
+    i = x[..., 0]
+    o = n + 1
+    for k in range(n):
+        pass
+    for k in range(1, n):
+        pass
+    g = h(a, c)
+    e = h(b, a)
+    y += c
+    return y
+'''
+
+#: (operator, original, mutated) of every mutant of TINY, in source order
+TINY_EXPECTED = [
+    ("matmul-swap", "np.matmul(a, c)", "np.matmul(c, a)"),
+    ("transpose-lhs", "np.matmul(a, c)", "np.matmul(np.swapaxes(a, -1, -2), c)"),
+    ("transpose-rhs", "np.matmul(a, c)", "np.matmul(a, np.swapaxes(c, -1, -2))"),
+    ("matmul-swap", "a @ c", "c @ a"),
+    ("transpose-lhs", "a @ c", "np.swapaxes(a, -1, -2) @ c"),
+    ("transpose-rhs", "a @ c", "a @ np.swapaxes(c, -1, -2)"),
+    ("transpose-drop", "a.T", "a"),
+    ("drop-rhs", "a + c", "a"), ("drop-lhs", "a + c", "c"), ("arith", "a + c", "a - c"),
+    ("drop-rhs", "a - c", "a"), ("arith", "a - c", "a + c"),
+    ("arith", "a * c", "a / c"), ("arith", "a / c", "a * c"),
+    ("axis", "np.sum(x, axis=-1)", "np.sum(x, axis=-2)"),
+    ("index", "x[..., 0]", "x[..., 1]"),
+    ("drop-rhs", "n + 1", "n"), ("drop-lhs", "n + 1", "1"), ("arith", "n + 1", "n - 1"),
+    ("offset", "n + 1", "n + 2"),
+    ("range-stop", "range(n)", "range(n - 1)"),
+    ("range-start", "range(1, n)", "range(2, n)"), ("range-stop", "range(1, n)", "range(1, n - 1)"),
+    ("arg-swap", "h(a, c)", "h(c, a)"),
+    ("drop-rhs", "y += c", "pass"), ("arith", "y += c", "y -= c"),
+]
+
+
+@pytest.fixture(scope="module")
+def pyref_mutants():
+    return generate()
+
+
+def _tiny(src: str = TINY):
+    return mutate_source(src.encode(), "m", "m.py")
+
+
+def test_generated_operators_on_a_tiny_source():
+    ms = _tiny()
+    assert [(m.operator, m.original, m.mutated) for m in ms] == TINY_EXPECTED
+    # no swap with the Backend argument, no mutant of the docstring
+    assert ms[0].id == "m:f:matmul-swap:0" and ms[3].id == "m:f:matmul-swap:1"
+    for m in ms:  # one text edit: the file outside the replaced segment is byte-identical
+        new = m.apply(TINY.encode())
+        assert new[:m.start] == TINY.encode()[:m.start]
+        assert new[m.start + len(m.replacement.encode()):] == TINY.encode()[m.end:]
+        assert ast.dump(ast.parse(new)) != ast.dump(ast.parse(TINY))
+
+
+def test_generated_ids_do_not_depend_on_line_numbers(pyref_mutants):
+    before = {m.id: (m.original, m.mutated) for m in _tiny()}
+    shifted = "\n\n# a comment\ndef other(u, v):\n    return u + v\n\n" + TINY
+    after = {m.id: (m.original, m.mutated) for m in _tiny(shifted) if ":f:" in m.id}
+    assert after == before
+    assert [m.id for m in generate()] == [m.id for m in pyref_mutants]
+
+
+VALIDATION = '''\
+def g(x, n):
+    if n < 0:
+        raise ValueError(f"bad {n + 1}")
+    assert x[0] + 1 > 0
+    need_shape("g", x, (n + 1,))
+    bad = x[1] - 1
+    if bad:
+        raise ValueError("x")
+    if n == 0:
+        tmp = x[2] + 3
+        if tmp:
+            raise ValueError("y")
+    try:
+        y = x + 1
+    except KeyError:
+        raise ValueError(f"z {x[3] + 1}") from None
+    return y
+
+
+def check_x(x):
+    return x + 1
+'''
+
+
+def test_generated_skips_validation_code():
+    ms = mutate_source(VALIDATION.encode(), "m", "m.py")
+    assert {m.original for m in ms} == {"x + 1"} and all(m.line == 14 for m in ms)
+
+
+def test_generated_mutants_of_pyref(pyref_mutants):
+    ms = pyref_mutants
+    assert len({m.id for m in ms}) == len(ms) > 500
+    files = {m.file for m in ms}
+    assert "ops.py" in files and "variants/kla.py" in files
+    assert not files & {"inputs.py", "config.py", "checkpoint.py", "state_dict.py"}
+    assert set(module_files(pyref_dir())) >= files
+    assert {m.operator for m in ms} >= {"matmul-swap", "transpose-lhs", "drop-rhs", "axis",
+                                        "index", "arg-swap", "arith"}
+
+
+def test_equivalent_list_is_not_stale(pyref_mutants):
+    check_equivalent(pyref_mutants)
+    assert all(isinstance(r, str) and r for r in EQUIVALENT.values())
+    with pytest.raises(ValueError, match="stale equivalent-mutant ids.*pyref.ops:gone:arith:0"):
+        check_equivalent(pyref_mutants, {"pyref.ops:gone:arith:0": "a reason"})
+
+
+def test_sample_is_deterministic_and_order_independent(pyref_mutants):
+    ms = pyref_mutants
+    a = sample(ms, 10)
+    assert len(a) == 10 and [m.id for m in a] == [m.id for m in sample(list(reversed(ms)), 10)
+                                                  [::-1]]
+
+
+def test_summary_score():
+    rows = [{"module": "m", "operator": "o", "status": s}
+            for s in ("killed", "killed-by-timeout", "survived", "not-covered", "equivalent")]
+    t = summarize(rows)["totals"]
+    assert t["mutants"] == 5 and t["equivalent"] == 1 and t["score"] == 0.5
+
+
+def _crash():
+    raise RuntimeError("boom")
+
+
+def _chain(out: list, fns, timeout=30.0):
+    for fn in fns:
+        out.append((yield Job(fn, timeout)))
+
+
+def test_pool_runs_chains_in_forked_children():
+    a, b = [], []
+    parent = os.getpid()
+    run_chains([_chain(a, [lambda: {"pid": os.getpid()}, _crash]),
+                _chain(b, [lambda: time.sleep(30) or {}], timeout=0.5)], jobs=2)
+    assert a[0]["pid"] != parent and a[1]["error"] == "RuntimeError: boom"
+    assert b[0]["timeout"] is True and b[0]["seconds"] < 10
+
+
+def test_report_renders_generated_section(tmp_path):
+    rec = {"id": "pyref.ops:f:arith:0", "module": "pyref.ops", "function": "f",
+           "operator": "arith", "line": 3, "col": 4, "original": "a + b", "mutated": "a - b"}
+    rows = [dict(rec, status="killed"), dict(rec, id="pyref.ops:f:arith:1", status="survived"),
+            dict(rec, id="pyref.ops:f:arith:2", status="equivalent", why="a reason")]
+    gen = {"profile": "ci", "seed": 0, "sample": None, "modules": ["ops.py"],
+           "skipped_modules": {"inputs.py": "validation"}, **summarize(rows), "mutants": rows}
+    write(build([], generated=gen), tmp_path)
+    md = (tmp_path / "VERIFICATION.md").read_text()
+    assert "## Generated mutants" in md and "| `pyref.ops` | 3 | 1 | 0 | 1 | 0 | 1 | 50.0% |" in md
+    assert "`pyref.ops:f:arith:1` (line 3, survived): `a + b` → `a - b`" in md
+    assert "`pyref.ops:f:arith:2`: `a + b` → `a - b` — a reason" in md
+
+
+#: the modules of the CI sample, and the mutants per module (chosen by a hash of the id)
+CI_SAMPLE = {"ops.py": 2, "rope.py": 1, "attention.py": 2, "losses.py": 2,
+             "variants/kla.py": 2, "variants/mhc.py": 1}
+
+
+def test_generated_sample_is_killed():
+    """A fixed sample of generated mutants (by a hash of the id, not by outcome): each is
+    killed by the ci profile or a reviewed equivalent. The coverage pass that selects the
+    properties runs 2 examples per property (the full run uses the ci profile)."""
+    ids = [m.id for f, n in CI_SAMPLE.items() for m in sample(generate(files=[f]), n)]
+    res = run_generated(ids=ids, jobs=2, coverage_examples=2, progress=False)
+    bad = [f"{m['id']} ({m['status']}): `{m['original']}` -> `{m['mutated']}`"
+           for m in res["mutants"] if m["status"] not in ("killed", "equivalent")]
+    assert len(res["mutants"]) == len(ids) and not bad, bad

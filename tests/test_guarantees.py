@@ -49,7 +49,23 @@ def ctx(tmp_path_factory):
     _npz_with_member(d / "bomb-key.npz", d / "model.npz", "final_layer.bias", (1 << 29,))
     (d / "huge.json").write_text(json.dumps(HUGE))
     (d / "tokens.json").write_text("[[1, 2, 3]]")
+    for name, files in REPORT_DIRS.items():
+        (d / name).mkdir()
+        for f, text in files.items():
+            (d / name / f).write_text(text)
     return SimpleNamespace(dir=d, model=model)
+
+
+#: report directories with one malformed input each (``plga report`` reads all four)
+_FUZZ_OK = json.dumps({"results": [], "seed": 0, "profile": "ci"})
+REPORT_DIRS = {
+    "rep-fuzz-not-json": {"fuzz-results.json": "{not json"},
+    "rep-fuzz-list": {"fuzz-results.json": "[1, 2]"},
+    "rep-fuzz-fields": {"fuzz-results.json": json.dumps({"results": [{"bogus": 1}]})},
+    "rep-axioms": {"fuzz-results.json": _FUZZ_OK, "axioms.json": '{"ok": true, "theorems": 5}'},
+    "rep-mutation": {"fuzz-results.json": _FUZZ_OK, "mutation.json": "[]"},
+    "rep-generated": {"fuzz-results.json": _FUZZ_OK, "mutation-generated.json": "{\"x\": "},
+}
 
 
 def _npz_with_member(dst: Path, src: Path, name: str, shape) -> None:
@@ -139,6 +155,21 @@ CLI_CASES = [
 ]
 
 
+def _report(name):
+    return lambda c, out: ["report", "--reports", str(c.dir / name)]
+
+
+CLI_CASES += [
+    ("report-fuzz-not-json", _report("rep-fuzz-not-json"), 2, r"not readable JSON.*plga fuzz"),
+    ("report-fuzz-list", _report("rep-fuzz-list"), 2, r"expected a JSON object, got list"),
+    ("report-fuzz-fields", _report("rep-fuzz-fields"), 2, r"fuzz-results.json is malformed"),
+    ("report-axioms", _report("rep-axioms"), 2, r"report input .* is malformed"),
+    ("report-mutation", _report("rep-mutation"), 2, r"mutation.json: expected a JSON object"),
+    ("report-generated", _report("rep-generated"), 2,
+     r"mutation-generated.json is not readable JSON.*plga mutate --generated"),
+]
+
+
 @pytest.mark.parametrize("case", CLI_CASES, ids=[c[0] for c in CLI_CASES])
 def test_cli_bad_input_is_one_line(ctx, case, tmp_path, capsys):
     _, argv, code, pattern = case
@@ -150,6 +181,9 @@ def test_cli_bad_input_is_one_line(ctx, case, tmp_path, capsys):
     assert lines[0].startswith("plga: ") and "Traceback" not in err
     assert re.search(pattern, lines[0]), lines[0]
     assert not (out / "audit.json").exists()
+    if argv(ctx, out)[0] == "report":   # a failed report writes neither output
+        rd = Path(argv(ctx, out)[2])
+        assert not (rd / "crosscheck.json").exists() and not (rd / "VERIFICATION.md").exists()
 
 
 # ------------------------------------------------------------------ silent wrong answers

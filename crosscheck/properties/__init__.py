@@ -4,9 +4,12 @@ The layout mirrors ``Formal/``: one module per Lean file (``Formal/Rope/Block.le
 ``properties/rope/block.py``), holding the properties of that file's theorems and a
 ``JUSTIFY`` dict with a one-line reason for each of its theorems that has no numeric
 counterpart (``metric.py`` is the template). A property checking theorems of several Lean
-files lives in the module of its main one. Modules whose name starts with ``_`` hold shared
-helpers (``_arith``: backend conversion, error bounds and majorants; ``_util``: shared model
-fixtures) and are not property modules."""
+files lives in the module of its main one. Two modules mirror ``pyref`` instead: ``analysis.py``
+and ``losses.py`` hold the properties of audit statistics and losses that the spec defines and no
+Lean file does (``order_parameter``, ``ln_scale_error``, ``cache_deviation``, the
+cross-entropies); each still names the Lean statements its check rests on. Modules whose name
+starts with ``_`` hold shared helpers (``_arith``: backend conversion, error bounds and
+majorants; ``_util``: shared model fixtures) and are not property modules."""
 
 from __future__ import annotations
 

@@ -10,6 +10,6 @@ against the same formula here. Call inside ``mpmath.workdps(dps)``.
 Modules: :mod:`._scalar` (exact conversion, the scalar functions the Lean files take as
 hypotheses: σ, exp/log, √), :mod:`.model` (``Formal/Structure``, ``Metric``, ``Attention``,
 ``Spec``: the PLDR-LLM decoder and its cached decoding), :mod:`.analysis` (``Formal/Perron``,
-``Structure/Dag``, ``RankOne``, ``Rope``), :mod:`.losses`, :mod:`.variants`
-(``Formal/Variants``).
+``Structure/Dag``, ``RankOne``, ``Rope``), :mod:`.losses`, :mod:`.variants_linear` (KLA, Gated
+DeltaNet/KDA) and :mod:`.variants_depth` (mHC, Attention Residuals) (``Formal/Variants``).
 """

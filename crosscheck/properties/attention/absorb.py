@@ -29,11 +29,7 @@ from ._shared import (
 )
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
-JUSTIFY: dict[str, str] = {
-    "PLGA.Attention.splitHead_affine":
-        "definitional (rfl): head h of X W + 𝟙bᵀ is X W_h + 𝟙b_hᵀ (a column block); its absorbed "
-        "form splitHead_affine_absorb is checked by query_absorption",
-}
+JUSTIFY: dict[str, str] = {}
 
 
 def _commuting_op(ab: np.ndarray) -> np.ndarray:

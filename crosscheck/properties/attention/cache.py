@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 import pyref
 import pyref.attention
 
-from ...registry import Outcome, prop
+from ...registry import Checks, Outcome, prop
+from ...spec_eval import model as ev
+from ...spec_eval._scalar import mat
 from ...strategies import matrix
 from .._arith import bound, conv, ctx, maxabs
 from ._shared import MODEST, _a_zero_sd, _cfg, _fwd_dev, _mha, _queries_matter, mha_inputs
@@ -60,24 +62,46 @@ def mha_gcache_exact_layer(ex, backend, dps):
 
 @st.composite
 def curvature_inputs(draw):
+    """Generic (A_P, b_a, a) from a drawn seed: A_P > 0 like a potential tensor, b_a and a with
+    uniform entries of a drawn magnitude."""
     n = draw(st.integers(1, 8))
-    return draw(matrix(n, n)), draw(matrix(n, n, structure=False))
+    mag = draw(MODEST)
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    return (rng.uniform(0.1, 2.0, (n, n)) * mag, rng.uniform(-1, 1, (n, n)) * mag,
+            rng.uniform(-1, 1, (n, n)))
 
 
 @prop(theorems=["PLGA.Attention.energyCurvature_one_left",
                 "PLGA.Attention.energyCurvature_zero_left"],
       paper="G_LM = a·A_P + b_a (spec A.4 step 8: a matrix product)", strategy=curvature_inputs)
 def energy_curvature_is_matrix_product(ex, backend, dps):
-    """pyref's G_LM with a = I is A_P + b_a, and with a = 0 is b_a. Exact in every arithmetic
-    (bound 0): the only nonzero products are by 1, and adding exact zeros is exact."""
-    A_P, b_a = ex
+    """pyref's ``energy_curvature_tensor(A_P, a, b_a)`` for a generic full matrix a (uniform
+    entries: not I, 0, diagonal or commuting with A_P, so a·A_P, A_P·a, a ⊙ A_P and aᵀ·A_P all
+    differ) equals the Lean ``energyCurvature a A_P b_a = a·A_P + b_a`` evaluated independently
+    (:mod:`crosscheck.spec_eval.model`, 20 extra digits); and the two theorems: with a = I it is
+    A_P + b_a, with a = 0 it is b_a.
+
+    Bounds: the theorems are exact in every arithmetic (bound 0: the only nonzero products are by
+    1, and adding exact zeros is exact); the generic formula within ``fp_bound(n+1, |a||A_P| +
+    |b_a|)`` in float64 (Higham §3.1: n products and n additions per entry), 1e-40 times that
+    scale in mp."""
+    A_P, b_a, a = ex
     n = A_P.shape[0]
+    G = pyref.plga.energy_curvature_tensor(A_P, a, b_a, backend=backend, dps=dps)
     G1 = pyref.plga.energy_curvature_tensor(A_P, np.eye(n), b_a, backend=backend, dps=dps)
     G0 = pyref.plga.energy_curvature_tensor(A_P, np.zeros((n, n)), b_a, backend=backend, dps=dps)
+    ch = Checks()
     with ctx(backend, dps):
         a_p, ba = conv(backend, dps, A_P, b_a)
-        dev = maxabs(G1 - (a_p + ba)) + maxabs(G0 - ba)
-    return Outcome(dev, 0.0)
+        ch.exact("energyCurvature_one_left: I·A_P + b_a = A_P + b_a", maxabs(G1 - (a_p + ba)))
+        ch.exact("energyCurvature_zero_left: 0·A_P + b_a = b_a", maxabs(G0 - ba))
+    with mpmath.workdps(dps + 20):
+        ref = ev.energyCurvature(mat(a), mat(A_P), mat(b_a))
+        dev = max(abs(mpmath.mpf(x) - y) for xr, yr in zip(np.asarray(G).tolist(), ref)
+                  for x, y in zip(xr, yr))
+        ch.le("generic a: a·A_P + b_a = Lean energyCurvature", dev,
+              bound(backend, n + 1, np.max(np.abs(a) @ np.abs(A_P) + np.abs(b_a))))
+    return ch.outcome()
 
 
 # ===================================================================== zero values (converse i)

@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 
 import pyref
 
-from ...registry import Outcome, prop
+from ...registry import Checks, Outcome, prop
+from ...spec_eval import decode as dc
+from ...spec_eval import model as ev
 from .._arith import conv, ctx, maxabs
 from .._util import generic_plga_state_dict
+from ..spec._shared import cmp, ev_ctx
 from ._shared import _a_zero_sd, _cfg, _fwd_dev, _model_queries_matter, _tokens, model_case
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -60,10 +63,16 @@ def collapse_along_trajectory(ex, backend, dps):
     the constants (there the full model may differ: the converse direction is not claimed).
 
     Bound 0 on both backends: the pinned / cached operators are the recomputed ones bit for bit,
-    and every other operation is the same on bitwise-equal operands."""
+    and every other operation is the same on bitwise-equal operands. mp formula anchors
+    (1e-40·scale, :mod:`crosscheck.spec_eval`): the full model's logits on x equal the Lean
+    ``logits``, and the G-cached call on x' equals spec B's G-cached call with the evaluator's
+    operators of x; only when neither sequence starts with the pad id (a fully masked first row
+    carries the rounding of its scores − 10⁹, 10⁹·2⁻¹⁶⁹ ≈ 10⁻⁴², which the harness bound does not
+    budget for)."""
     L, d, seed, toks, other = ex
     cfg = _cfg(L, d)
-    full = pyref.PLDRModel.from_state_dict(generic_plga_state_dict(cfg, seed), cfg)
+    sd = generic_plga_state_dict(cfg, seed)
+    full = pyref.PLDRModel.from_state_dict(sd, cfg)
     out = full.forward([toks], backend=backend, dps=dps)
     G = [dd["G_LM"][0] for dd in out.deductive]
     pinned = full.to_constant_operator(G=G)
@@ -71,10 +80,19 @@ def collapse_along_trajectory(ex, backend, dps):
     o_gc = full.forward([toks], backend=backend, dps=dps, gcache=out.gcache)
     o_pin2 = pinned.forward([other], backend=backend, dps=dps)
     o_gc2 = full.forward([other], backend=backend, dps=dps, gcache=out.gcache)
+    ch = Checks()
     with ctx(backend, dps):
-        dev = max(_fwd_dev(out, o_pin), _fwd_dev(out, o_gc), _fwd_dev(o_pin2, o_gc2))
+        ch.exact("pinned = full, G-cached = full (on x), G-cached = pinned (on x')",
+                 max(_fwd_dev(out, o_pin), _fwd_dev(out, o_gc), _fwd_dev(o_pin2, o_gc2)))
+    if backend == "mp" and toks[0] != 0 and other[0] != 0:   # formula anchors (see docstring)
+        with ev_ctx(dps):
+            F, M = ev.prims(cfg), ev.modelSpec(sd, cfg)
+            cmp(ch, "full model logits = Lean logits", out.logits[0], ev.logits(F, M, toks), "mp")
+            gc = dc.forward(F, M, toks)["gc"]
+            cmp(ch, "G-cached logits on x' = evaluator's G-cached call", o_gc2.logits[0],
+                dc.forward(F, M, other, gc=gc)["logits"], "mp")
     # InvariantAlong holds by construction (operators recorded on x)
-    return Outcome(dev, 0.0, met=_model_queries_matter(toks))
+    return ch.outcome(met=_model_queries_matter(toks))
 
 
 @st.composite

@@ -7,15 +7,19 @@ Conventions and tolerances: :mod:`crosscheck.properties.attention`."""
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
 import pyref
 from pyref.backend import to_float64
 
-from ...registry import Outcome, prop
+from ...registry import Checks, Outcome, prop
+from ...spec_eval import model as ev
+from ...spec_eval._scalar import eye, mat
 from ...strategies import matrix, random_mask
 from .._arith import bound, conv, ctx, maxabs
+from ..spec._shared import anchor
 from ._shared import MODEST, score_rows
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -35,14 +39,21 @@ JUSTIFY: dict[str, str] = {
       paper="Prop 5.2 (masked softmax: positive on the allowed set, 0 off it, rows sum to 1)",
       strategy=score_rows)
 def masked_softmax_is_a_distribution(ex, backend, dps):
-    """pyref's exact masked softmax: > 0 exactly on the allowed keys, = 0 elsewhere, sum 1."""
+    """pyref's exact masked softmax: > 0 exactly on the allowed keys, = 0 elsewhere, sum 1 (float64
+    bound ``fp_bound(n+4, 1)``: n + 4 roundings of weights ≤ 1). mp: the weights also equal the Lean
+    ``maskedSoftmax`` evaluated independently (formula anchor, scale 1 + 2max|x|: the max shift's
+    rounding is relative to the scores)."""
     x, keep, _ = ex
     w = pyref.plga.masked_softmax(x[None], mask=(~keep[None]).astype(float), mode="exact",
                                   backend=backend, dps=dps)[0]
     bad = sum(1 for wi, k in zip(w, keep) if (k and not wi > 0) or (not k and wi != 0))
+    ch = Checks()
+    ch.exact("weights > 0 exactly on the allowed keys, = 0 elsewhere", float(bad))
     with ctx(backend, dps):
-        dev = maxabs(np.sum(w) - 1) + bad
-    return Outcome(dev, bound(backend, len(x) + 4, 1.0))
+        ch.le("weights sum to 1", maxabs(np.sum(w) - 1), bound(backend, len(x) + 4, 1.0))
+    anchor(ch, "masked softmax", backend, dps, w,
+           lambda: ev.maskedSoftmax(list(keep), mat(x)), 1 + 2 * np.max(np.abs(x)))
+    return ch.outcome()
 
 
 @prop(theorems=["PLGA.Attention.maskedSoftmax_shift", "PLGA.Attention.softmax_shift",
@@ -57,11 +68,14 @@ def softmax_shift_invariant(ex, backend, dps):
         xs = xb + cb                                  # the shift in the backend's arithmetic
     w1 = pyref.plga.masked_softmax(xb[None], mask=m, mode="exact", backend=backend, dps=dps)
     w2 = pyref.plga.masked_softmax(xs[None], mask=m, mode="exact", backend=backend, dps=dps)
+    ch = Checks()
     with ctx(backend, dps):
-        dev = maxabs(w1 - w2)
-    # float64: x + c rounds each entry (|δ| ≤ u·|x + c|); softmax weights move by ≤ 2·max|δ|
-    T = 1 + np.max(np.abs(x)) + abs(c)
-    return Outcome(dev, bound(backend, len(x) + 8, T))
+        # float64: x + c rounds each entry (|δ| ≤ u·|x + c|); softmax weights move by ≤ 2·max|δ|
+        T = 1 + np.max(np.abs(x)) + abs(c)
+        ch.le("softmax_M(x + c) = softmax_M(x)", maxabs(w1 - w2), bound(backend, len(x) + 8, T))
+    anchor(ch, "shifted masked softmax", backend, dps, w2[0],
+           lambda: ev.maskedSoftmax(list(keep), mat(x)), 1 + 2 * T)
+    return ch.outcome()
 
 
 @prop(theorems=["PLGA.Attention.maskedSoftmax_eq_iff_shift", "PLGA.Attention.softmax_eq_iff_shift",
@@ -88,10 +102,16 @@ def softmax_equal_iff_shift(ex, backend, dps):
     with ctx(backend, dps):
         diff = maxabs(w_x - w_y)
         same = maxabs(w_x - w_s)
-    if len(allowed) == 1:  # a single allowed key: every perturbation is a common shift
-        return Outcome(diff + same, 1e-40, met=False)
+    ch = Checks()
+    ch.le("a common shift gives the same row", same, 1e-40)
     # the perturbed row must differ by far more than the 50-digit round-off
-    return Outcome(same + (0.0 if diff > 1e-30 else 1.0), 1e-40)
+    if len(allowed) > 1:
+        ch.exact("a perturbation of one allowed score changes the row",
+                 0.0 if diff > 1e-30 else 1.0)
+    anchor(ch, "masked softmax of the perturbed row", backend, dps, w_y[0],
+           lambda: ev.maskedSoftmax(list(keep), mat(y)), 1 + 2 * np.max(np.abs(y)))
+    # a single allowed key: every perturbation is a common shift (hypothesis not met)
+    return ch.outcome(met=len(allowed) > 1)
 
 
 @st.composite
@@ -126,7 +146,12 @@ def causal_mask_weights(ex, backend, dps):
             # below e^-745, so only allowed keys within 700 of the row maximum must be > 0
             must_be_pos = a and (backend == "mp" or top - e < 700)
             bad += int((must_be_pos and not v > 0) or (not a and v != 0))
-    return Outcome(float(bad), 0.0)
+    ch = Checks()
+    ch.exact("masked keys weight 0, allowed keys > 0", float(bad))
+    anchor(ch, "masked softmax of the training mask", backend, dps, w,
+           lambda: [ev.maskedSoftmax(list(a), r) for a, r in zip(allowed[rows], mat(E[rows]))],
+           1 + 2 * np.max(np.abs(E)))
+    return ch.outcome()
 
 
 # ============================================================================ softmax facts
@@ -156,7 +181,12 @@ def masked_softmax_matches_definition(ex, backend, dps):
         num = np.where(keep, b.exp(np.where(keep, xb, b.const(0))), b.const(0))
         ref = num * (b.const(1) / np.sum(num))
         dev = maxabs(w - ref) + float(sum(1 for wi, k in zip(w, keep) if not k and wi != 0))
-    return Outcome(dev, bound(backend, len(x) + 5, 1 + 2 * np.max(np.abs(x))))
+    ch = Checks()
+    ch.le("pyref = the Lean formula in the backend", dev,
+          bound(backend, len(x) + 5, 1 + 2 * np.max(np.abs(x))))
+    anchor(ch, "masked softmax", backend, dps, w, lambda: ev.maskedSoftmax(list(keep), mat(x)),
+           1 + 2 * np.max(np.abs(x)))
+    return ch.outcome()
 
 
 @st.composite
@@ -192,4 +222,12 @@ def attention_average_below_max(ex, backend, dps):
             Mx = conv(backend, dps, V[mask[t] == 0].max(axis=0))[0]
             # difference taken in the backend
             viol = max(viol, float(np.max(to_float64(out[t] - Mx))))
-    return Outcome(viol, bound(backend, K.shape[0] + 3, np.max(np.abs(V))))
+    ch = Checks()
+    ch.le("output ≤ largest allowed value", viol, bound(backend, K.shape[0] + 3, np.max(np.abs(V))))
+    s = np.sqrt(Q.shape[1])
+    anchor(ch, "per-head attention output", backend, dps, out, lambda: ev.plgaAttention(
+        [[m == 0 for m in r] for r in mask], mpmath.sqrt(Q.shape[1]), mat(Q),
+        eye(Q.shape[1]) if G is None else mat(G), mat(K), mat(V), True),
+        np.max(np.abs(V)) * (1 + 2 * np.max(np.abs(Q) @ np.abs(np.eye(Q.shape[1]) if G is None
+                                                               else G) @ np.abs(K).T) / s))
+    return ch.outcome()

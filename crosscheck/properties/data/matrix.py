@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import pyref
 
 from ...registry import Outcome, prop
-from ...strategies import matrix
+from ...strategies import UNIT, matrix
 from .._arith import bound, conv, ctx, maxabs
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -94,17 +94,36 @@ def trace_cyclic(ex, backend, dps):
     return Outcome(dev, bound(backend, A.size + 1, T))
 
 
+@st.composite
+def linearity_inputs(draw):
+    """A (m×n), B and B' (n×p, independent), v (p), a scalar c (generic, not a power of two)."""
+    m, n, p = (draw(st.integers(1, 6)) for _ in range(3))
+    v = np.array(draw(st.lists(UNIT, min_size=p, max_size=p)))
+    c = draw(st.floats(-4.0, 4.0, allow_nan=False).filter(lambda x: x != 0))
+    return draw(matrix(m, n)), draw(matrix(n, p)), draw(matrix(n, p)), v, c
+
+
 @prop(theorems=["PLGA.Mat.mulVec_mulVec", "PLGA.Mat.mul_add", "PLGA.Mat.add_mul", "PLGA.fsum_add",
                 "PLGA.Mat.smul_mul", "PLGA.Mat.mul_smul"],
-      paper="infrastructure (matrix algebra)", strategy=three_matrices)
+      paper="infrastructure (matrix algebra)", strategy=linearity_inputs)
 def matvec_linearity(ex, backend, dps):
-    """A(Bv) = (AB)v, A(B + B') = AB + AB', (cA)B = c(AB)."""
-    A, B, C = ex
-    v = C[:, 0] if C.shape[0] == B.shape[1] else np.ones(B.shape[1])
+    """A(Bv) = (AB)v (mulVec_mulVec), A(B + B') = AB + AB' (mul_add), (Bᵀ + B'ᵀ)Aᵀ = BᵀAᵀ + B'ᵀAᵀ
+    (add_mul), (cA)B = c(AB) = A(cB) (smul_mul, mul_smul) for generic A, B, B', v and a drawn
+    scalar c (no B' = B or power-of-two c, which would make both sides round identically). Bound:
+    five comparisons of products, each 2γ_k on the absolute-value scale
+    T = |A|(|B| + |B'|)(|v| + 1)(1 + |c|), plus a gradual-underflow allowance (float64)."""
+    A, B, B2, v, c = ex
     with ctx(backend, dps):
-        a, b, vv = conv(backend, dps, A, B, v)
-        c = conv(backend, dps, np.float64(0.75))[0]
-        dev = (maxabs(a @ (b @ vv) - (a @ b) @ vv) + maxabs(a @ (b + b) - (a @ b + a @ b))
-               + maxabs((c * a) @ b - c * (a @ b)))
-    T = np.abs(A) @ np.abs(B) @ (np.abs(v) + 2)
-    return Outcome(dev, 3 * bound(backend, A.shape[1] + B.shape[1] + 3, T))
+        a, b, b2, vv = conv(backend, dps, A, B, B2, v)
+        cc = conv(backend, dps, np.float64(c))[0]
+        dev = (maxabs(a @ (b @ vv) - (a @ b) @ vv) + maxabs(a @ (b + b2) - (a @ b + a @ b2))
+               + maxabs((b + b2).T @ a.T - (b.T @ a.T + b2.T @ a.T))
+               + maxabs((cc * a) @ b - cc * (a @ b)) + maxabs(a @ (cc * b) - cc * (a @ b)))
+    T = np.abs(A) @ (np.abs(B) + np.abs(B2)) @ (np.abs(v)[:, None] + 1) * (1 + abs(c))
+    k = A.shape[1] + B.shape[1] + 3
+    b = 5 * bound(backend, k, T)
+    if backend != "mp":
+        # gradual underflow (γ_k is relative): each of the k roundings of an entry may err by
+        # 2^-1075 absolute, then be multiplied by at most 1 + n·max|A| (and |c|) downstream
+        b += 10 * k * 2.0 ** -1074 * (1 + A.shape[1] * float(np.max(np.abs(A)))) * (1 + abs(c))
+    return Outcome(dev, b)

@@ -22,9 +22,12 @@ purpose.
 monotone in ``ε`` and ``K`` (the discs ``|λ − ε| ≤ r − ε`` are nested, ``θ = ε²/(K²n)`` grows
 with ``ε``), so this implies the instance at the drawn metric ``ε``.
 
-**References at 50 digits** (the ``mp`` backend, ``u = 10^-49``): the Perron pairs of ``A``
-and ``Aᵀ`` from ``pyref.analysis.perron(·, dps=50)``; the spectrum with left and right
-eigenvectors from ``mpmath.eig``; singular values from ``mpmath.svd_r``.
+**References at 50 digits** (the ``mp`` backend, ``u = 10^-49``): the Perron pairs of ``A`` and
+``Aᵀ`` from ``pyref.analysis.perron(·, dps=50)``; the spectrum with left and right eigenvectors from
+``mpmath.eig``; singular values from ``mpmath.svd_r``. ``perron_result_matches_spec`` instead
+compares every field of ``pyref.analysis.perron`` with the spec evaluator
+(``crosscheck.spec_eval.analysis``: ``mpmath.eig`` at 80 digits, Collatz–Wielandt brackets,
+Birkhoff's contraction), which shares no code with pyref.
 
 **Tolerances** (derived, never tuned; ``MP = 1e-40`` is ``_arith.mp_bound``'s factor, more
 than ``10^4`` times any chain of roundings used here, see ``_arith``). mp tolerances are purely

@@ -1,17 +1,22 @@
 """Cross-check properties of ``Formal/Perron/Theorem38.lean``: ``perron_certificate_plga``,
-``perron_frobenius_metric_tensor``.
+``perron_frobenius_metric_tensor``, ``perron_result_matches_spec``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.perron`."""
 
 from __future__ import annotations
 
 import mpmath
+import numpy as np
+from hypothesis import strategies as st
 
 import pyref
+from pyref.analysis import perron
 
 from ...certificates import perron_certificate
 from ...registry import Checks, prop
-from .._arith import ctx
+from ...spec_eval import analysis as sev
+from ...spec_eval._scalar import fsum, mat
+from .._arith import U64, ctx
 from ._shared import (
     DPS,
     MP,
@@ -120,3 +125,144 @@ def perron_frobenius_metric_tensor(ex, backend, dps):
         check_ranks(ch, an)
         check_dominance(ch, an)
     return ch.outcome()
+
+
+#: working precision of the spec evaluator (30 digits above pyref's 50: its own error, ~1e-78
+#: relative, is negligible against every bound below)
+REF_DPS = 80
+
+#: |fl_50(x) − x| ≤ 2^-169 |x|: mpmath's 50 digits are 169 bits
+U50 = mpmath.mpf(2) ** -169
+
+
+def _vector_check(ch: Checks, a, vh, vr, tau):
+    """pyref's vector against the evaluator's (both a-posteriori bounded: Hilbert radius d of
+    each from its own Collatz–Wielandt ratios and Birkhoff's τ). For the exact Σ = 1 vector v*:
+    the ratios (v/Σv)_i/v*_i straddle 1 and span at most e^d, so |v_i/Σv − v*_i| ≤ (e^d − 1)v*_i;
+    with δ = |Σv̂ − 1| (entries rounded to 50 digits) the two vectors differ by at most
+    (e^{d̂} + e^{d_ref} − 2)·e^{d_ref}·v_ref,i + 2δ·v̂_i (plus 1e-70 for the reference's own
+    rounding)."""
+    n = len(vh)
+    ch.exact("vector > 0", sum(1 for t in vh if not t > 0))
+    dl = abs(fsum(vh) - 1)
+    ch.le("Σ vector = 1 (50-digit rounding)", dl, n * 2 * U50)
+    dh = sev.perronVectorRadius(a, vh, tau)
+    dr = sev.perronVectorRadius(a, vr, tau)
+    grow = (mpmath.exp(dh) + mpmath.exp(dr) - 2) * mpmath.exp(dr)
+    ch.le("vector = spec Perron vector (Σ = 1)",
+          max(abs(x - y) - grow * y - 2 * dl * x for x, y in zip(vh, vr)),
+          mpmath.mpf(10) ** -70)
+
+
+def _spectral_bound(lam, L, R, fro, full, n):
+    """Bound on |ŝ − s| for pyref's second modulus: first-order perturbation |δλ_j| ≤ κ_j‖E‖₂,
+    doubled for the second-order term, maximized over j (the other moduli and the Perron root:
+    the max of the moduli moves by at most the largest shift). ‖E‖₂: mp (``full_spectrum_mp``)
+    the backward error of mpmath's QR at 50 digits, ≤ MP·‖A‖_F with MP = 1e-40 (see the package
+    docstring); float64 the rounding of A to float64 (u‖A‖_F) plus LAPACK's backward error
+    10n²u‖A‖_F (Golub–Van Loan §7.5.6). Valid (returned) only when 4 max δ_j is below the
+    smallest eigenvalue separation, so that the perturbed spectrum is matched one-to-one and the
+    Perron index is not swapped; else None."""
+    kap = sev.eigenvalueConditions(L, R)
+    eps = mpmath.mpf(1e-40) if full else (1 + 10 * n * n) * mpmath.mpf(U64)
+    dmax = max(k * eps * fro for k in kap)
+    sep = min((abs(lam[i] - lam[j]) for i in range(n) for j in range(n) if i != j),
+              default=mpmath.inf)
+    return 2 * dmax if 4 * dmax < sep else None
+
+
+
+
+@st.composite
+def perron_spec_case(draw):
+    """A positive matrix with a generic spectrum: "cyclic" = a cyclic permutation plus a random
+    positive perturbation δ·U(10⁻³, 1) (complex subdominant eigenvalues of modulus ≈ 1 next to a
+    root ≈ 1 + nδ/2: a wrong |λ₂| shows), or a :func:`perron_case` matrix (pyref's A_LM
+    pipeline — n = 1 included —, random metric tensors, entries in [ε, 1 + ε])."""
+    kind = draw(st.sampled_from(["cyclic", "cyclic", "positive", "pipeline", "random"]))
+    if kind != "cyclic":
+        return draw(perron_case(kinds=(kind,), lo=1 if kind == "pipeline" else 2, hi=6))
+    n = draw(st.integers(2, 6))
+    delta = draw(st.sampled_from([0.05, 0.3, 1.0]))
+    vals = draw(st.lists(st.floats(1e-3, 1.0, allow_nan=False), min_size=n * n, max_size=n * n))
+    A = np.roll(np.eye(n), 1, axis=1) + delta * np.array(vals).reshape(n, n)
+    return Case("positive", n, float(A.min()), (A,))
+
+
+@prop(theorems=["PLGA.Perron.perron_frobenius", "PLGA.Perron.exists_perron_pair",
+                "PLGA.Perron.collatz_wielandt_min_le", "PLGA.Perron.collatz_wielandt_le_max",
+                "PLGA.Perron.complex_eigenvalue_dominated"],
+      paper="Thm 3.8 / spec D (every field of pyref's PerronResult against the spectrum)",
+      strategy=perron_spec_case, backends=("mp",), cost=2.0)
+def perron_result_matches_spec(case, backend, dps):
+    """Every field of ``pyref.analysis.perron`` (both ``full_spectrum_mp`` branches on every
+    input, n = 1 … 6)
+    against the spec evaluator at 80 digits (``spec_eval.analysis``: ``mpmath.eig`` of the exact
+    matrix; nothing of pyref's inverse iteration):
+
+    * ``root`` = the eigenvalue of largest real part r: |r̂ − r| ≤ err(v̂) + err(v_ref), each the
+      Collatz–Wielandt half-width max(M − r, r − m) of the vector's own ratios (the exact root is
+      in [m, M]);
+    * ``vector`` = the Σ = 1 eigenvector, > 0, bound from Hilbert's metric (:func:`_vector_check`);
+    * ``second_modulus`` = max_{j≠k}|λ_j| within :func:`_spectral_bound` (+u for the float);
+    * ``gap`` = r − |λ₂| and ``ratio`` = |λ₂|/r, the floats pyref forms from them: the second
+      modulus bound plus u·r + err(v̂) for float(r̂) and one rounding of the result;
+    * ``residual`` = ‖A v̂ − r̂ v̂‖_∞ evaluated here on the returned (50-digit) pair: pyref forms it
+      from the unrounded 60-digit pair, so they differ by ≤ (‖A‖_∞ + 2r̂)·max v̂·(2^-168 +
+      10^-58); and it is at pyref's promised 50-digit level, ≤ MP·(‖A‖_∞ + r̂)·max v̂.
+    mp only: ``perron`` computes at ``dps`` digits whatever the input type."""
+    A = build_matrix(case, backend, dps)
+    if (bad := nonpositive(A)) is not None:
+        return bad
+    ch = Checks()
+    notes = []
+    with mpmath.workdps(REF_DPS):
+        a = mat(A)
+        r, v, lam, L, R = sev.perronPair(a)
+        tau = sev.birkhoffContraction(a)
+        for full in (False, True):
+            res = perron(A, dps=dps, full_spectrum_mp=full)
+            notes.append(_result_checks(ch, a, res, full, (r, v, lam, L, R, tau)))
+    return ch.outcome(note="; ".join(x for x in notes if x))
+
+
+def _result_checks(ch: Checks, a, res, full, ref) -> str:
+    """The sub-checks of one PerronResult against the evaluator's data ``ref`` = (r, v, λ, L, R,
+    τ) (inside the REF_DPS context); returns a note."""
+    r, v, lam, L, R, tau = ref
+    n = len(a)
+    tag = " (full_spectrum_mp)" if full else ""
+    rh, vh = mpmath.mpf(res.root), mat(res.vector)
+    lo, hi = sev.collatzWielandt(a, vh)
+    lo_r, hi_r = sev.collatzWielandt(a, v)
+    err = max(hi - rh, rh - lo, 0) + max(hi_r - r, r - lo_r, 0) + mpmath.mpf(10) ** -70 * r
+    ch.le("root = spec Perron root", abs(rh - r), err)
+    _vector_check(ch, a, vh, v, tau)
+    s = sev.secondModulus(lam)
+    sb = _spectral_bound(lam, L, R, sev.frobNorm(a), full, n)
+    if n == 1:
+        ch.exact("second_modulus, gap − r, ratio = 0 (n = 1)" + tag,
+                 int(res.second_modulus != 0) + int(res.ratio != 0)
+                 + int(res.gap != float(res.root)))
+    elif sb is None:
+        return "eigenvalues closer than the perturbation bound: |λ₂| not compared"
+    else:
+        sb = sb + U64 * s
+        ch.le("second_modulus = max_{j≠k} |λ_j|" + tag, abs(mpmath.mpf(res.second_modulus) - s),
+              sb)
+        rerr = U64 * r + err
+        ch.le("gap = r − |λ₂|" + tag, abs(mpmath.mpf(res.gap) - (r - s)),
+              rerr + sb + U64 * (r + s))
+        rho = s / r
+        ch.le("ratio = |λ₂|/r" + tag, abs(mpmath.mpf(res.ratio) - rho),
+              (sb + rho * rerr) / (r * (1 - 2 * U64)) + 2 * U64 * rho)
+        # complex_eigenvalue_dominated: |λ| < r for λ ≠ r, so the reported gap is positive
+        # once its error bound is below it
+        ch.margin("gap > 0 (|λ₂| < r)" + tag, rerr + sb + U64 * (r + s), mpmath.mpf(res.gap))
+    Av = sev.mulVec(a, vh)
+    res_ev = max(abs(x - rh * y) for x, y in zip(Av, vh))
+    scale = (max(fsum(row) for row in a) + 2 * rh) * max(vh)
+    ch.le("residual = ‖A v̂ − r̂ v̂‖_∞", abs(mpmath.mpf(res.residual) - res_ev),
+          scale * (2 * U50 + mpmath.mpf(10) ** -58))
+    ch.le("residual at the 50-digit level", res_ev, mpmath.mpf(1e-40) * scale)
+    return ""

@@ -2,12 +2,14 @@
 the rotation group law, Prop 4.1 (relative ⇔ commute, the non-resonant commutant, the commutant
 projection Π and its kernel, the dimension counts) and the RoPE-aware collapse of Thm 5.4(ii),
 evaluated on ``pyref.rope`` (``apply_rope``, ``rope_matrix``), ``pyref.analysis``
-(``commutant_projection``, ``commutant_residual``) and ``pyref.plga.attention_scores``.
+(``rope_frequencies``, ``rope_eigenbasis``, ``commutant_projection``, ``commutant_residual``,
+``commutator_residual``) and ``pyref.plga.attention_scores``; the audit tools are compared with
+spec D2 and the Lean ``proj`` evaluated by ``crosscheck.spec_eval.analysis`` at 80 digits.
 
 Correspondence with the Lean objects: ``flatRope ρ n`` is ``rope_matrix(n, d_k)`` (flat interleaved
-coordinates ``2j + r``), ``c j n``/``s j n`` are ``cos(n θ_j)``/``sin(n θ_j)`` with
-``θ_j = 10⁴^{-2j/d_k}``; ``commEmbed a b`` is :func:`_comm_embed`, ``kerEmbed`` is
-:func:`_ker_embed`, ``proj`` is :func:`_lean_proj` (the Lean formula) and pyref's
+coordinates ``2j + r``), ``c j n``/``s j n`` are ``cos(n θ_j)``/``sin(n θ_j)`` with ``θ_j =
+10⁴^{-2j/d_k}``; ``commEmbed a b`` is :func:`_comm_embed`, ``kerEmbed`` is :func:`_ker_embed`,
+``proj`` is ``spec_eval.analysis.proj`` (the Lean formula, 80 digits) and pyref's
 ``commutant_projection`` (the spec-D complex-eigenbasis definition); ``scoreForm ρ G n n'`` is
 ``R_nᵀ G R_{n'}``; ``plgaRopeScore`` / ``sdpaRopeScore`` are ``√d_k`` times pyref's
 ``attention_scores`` on ``apply_rope``-rotated rows (the common ``1/√d_k`` is kept on both sides).

@@ -1,6 +1,10 @@
 """Cross-check properties of ``Formal/Rope/Projection.lean``:
-``commutant_projection_is_lean_proj``, ``commutant_residual_vanishes_iff_relative`` and
-``JUSTIFY``.
+``commutant_projection_is_lean_proj``, ``commutant_residual_vanishes_iff_relative``,
+``rope_audit_tools_match_spec`` and ``JUSTIFY``.
+
+The Lean ``proj`` and spec D2's eigenbasis quantities are evaluated by ``spec_eval.analysis`` at
+80 digits (``proj``, ``commutantResidual``, ``commutatorResidual``, ``ropeFrequencies``,
+``ropeEigenbasis``).
 
 Conventions and tolerances: :mod:`crosscheck.properties.rope`."""
 
@@ -8,22 +12,29 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
 import pyref
 
-from ...registry import Outcome, combine, prop
+from ...registry import Checks, Outcome, combine, prop
+from ...spec_eval import analysis as sev
+from ...spec_eval._scalar import mat
 from ...strategies import even_dk, matrix
 from .._arith import _V, U64, gamma
 from ._shared import (
     BASE,
+    BETA_PI,
     ETA,
     POSITION,
+    REF_DPS,
     SLACK,
+    TRIG_ULPS,
     _Ar,
     _certificate,
     _comm_embed,
+    _eps_rot,
     _exceeds,
     _fro,
     _pattern,
@@ -54,13 +65,10 @@ def _ker_embed(p: np.ndarray) -> np.ndarray:
     return K
 
 
-def _lean_proj(G: np.ndarray) -> np.ndarray:
-    """Lean ``proj``: block (j, j) ↦ a·1 + b·J, a = (G00 + G11)/2, b = (G10 − G01)/2; other blocks
-    0. float64: one rounding per sum (halving is exact)."""
-    m = G.shape[0] // 2
-    ab = np.array([[(G[2 * j, 2 * j] + G[2 * j + 1, 2 * j + 1]) / 2,
-                    (G[2 * j + 1, 2 * j] - G[2 * j, 2 * j + 1]) / 2] for j in range(m)])
-    return _comm_embed(ab)
+def _lean_proj_ref(G: np.ndarray) -> np.ndarray:
+    """Lean ``proj`` of G at 80 digits (``spec_eval.analysis.proj``), an object array of mpf."""
+    with mpmath.workdps(REF_DPS):
+        return np.array(sev.proj(mat(G)), dtype=object)
 
 
 # ====================================================== 4. commutant projection Π (float64)
@@ -141,9 +149,7 @@ def commutant_projection_is_lean_proj(ex, backend, dps):
     C = ar.exact(_comm_embed(ab))
     Rn, R1 = ar.rot(n, dk), ar.rot(1, dk)
     PG = ar.proj(Gv)
-    lean = _lean_proj(G)
-    LG = _V(lean, np.abs(lean), U64 * (_pattern(dk) @ np.abs(G) @ _pattern(dk)) + 2 * ETA)
-    checks = [ar.cmp("pyref Π G = Lean proj G (proj_apply_diag)", PG, LG)]
+    checks = [ar.cmp_ref("pyref Π G = Lean proj G (proj_apply_diag)", PG, _lean_proj_ref(G))]
     checks += _comm_form_checks(ar, PG, dk)
     checks += [ar.cmp0("Π G commutes with R_n", ar.sub(ar.mm(PG, Rn, 2), ar.mm(Rn, PG, 2))),
                ar.cmp("Π Π G = Π G", ar.proj(PG), PG),
@@ -196,15 +202,13 @@ def residual_inputs(draw):
         G = C + 1e-6 * max(1.0,
                            float(np.max(np.abs(C)))) * draw(matrix(dk, dk, magnitude=st.just(1.0),
                                                                    structure=False))
-    mx = float(np.max(np.abs(G)))
-    # pyref's residual needs an unscaled ‖G‖_F² > 0 (see the property's docstring)
-    if 0 < mx < 1e-100:
-        G = G / mx        # entrywise, keeps the commutant / kernel shape
     return dk, kind, G
 
 
 def _residual_bound(G: np.ndarray, rho: float) -> float:
-    """|ρ' − ρ| for pyref's commutant_residual: the entries of U*GU err by ≤ (β_2/2)(P|G|P)
+    """|ρ' − ρ| for pyref's commutant_residual, which first scales G by a power of two so that
+    max|G| ∈ [½, 1) (exact up to entries pushed into the subnormal range); evaluated here on that
+    scaled G: the entries of U*GU err by ≤ (β_2/2)(P|G|P)
     (|U*||G||U| = ½P|G|P), so the numerator and denominator norms err by ≤ η = (β_2/2)‖P|G|P‖_F
     plus γ_{d²+4} of themselves (abs, squares, sum, sqrt); the quotient adds u."""
     P = _pattern(G.shape[0])
@@ -231,10 +235,8 @@ def commutant_residual_vanishes_iff_relative(ex, backend, dps):
     decidable (``met``): the rigorous lower bound of the exact quantity (‖G − ΠG‖_F ≥ ‖[G,
     R_1]‖_F/2; for kernel elements ‖[K, R_1]‖_F ≥ g‖K‖_F with the interval-certified gain g =
     min(|cos θ_j − cos θ_k|, 2|sin θ_j|)) exceeds twice the round-off bound. float64 only (pyref's
-    residual is a float64 audit tool); bound for ρ from :func:`_residual_bound`. Domain: max|G| ≥
-    1e-100 (the strategy rescales smaller G). pyref computes ‖·‖_F as an unscaled sum of squares,
-    so for max|G| below ~1e-154 ρ loses accuracy and below ~1e-162 a nonzero G raises "G is zero"
-    (a pyref limitation, reported; irrelevant at LayerNorm scale)."""
+    residual is a float64 audit tool); bound for ρ from :func:`_residual_bound` against the exact
+    ‖G − proj G‖_F/‖G‖_F of the spec evaluator (80 digits)."""
     dk, kind, G = ex
     if not np.any(G != 0):
         return Outcome(0.0, 0.0, met=False, note="G = 0: the residual is undefined")
@@ -242,14 +244,12 @@ def commutant_residual_vanishes_iff_relative(ex, backend, dps):
     Gv = ar.exact(G)
     R1 = ar.rot(1, dk)
     rho = pyref.analysis.commutant_residual(G, rope_base=BASE)
-    rb = _residual_bound(G, rho)
-    K = G - _lean_proj(G)                                   # float64; two roundings per entry
-    P = _pattern(dk)
-    Kerr = _fro(U64 * (P @ np.abs(G) @ P) + U64 * (np.abs(G) + np.abs(_lean_proj(G))) + 3 * ETA)
+    Gs = np.ldexp(G, -int(np.frexp(np.max(np.abs(G)))[1]))     # pyref's exact rescaling
+    rb = _residual_bound(Gs, rho)
     gn = _fro(G)
-    rho_lean = _fro(K) / gn
-    lean_bound = (Kerr / gn + gamma(G.size + 4) * (1 + rho_lean)) * SLACK
-    checks = [("ρ(G) = ‖G − proj G‖_F/‖G‖_F", abs(rho - rho_lean), rb + lean_bound)]
+    with mpmath.workdps(REF_DPS):
+        rho_lean = sev.leanCommutantResidual(mat(G))
+        checks = [("ρ(G) = ‖G − proj G‖_F/‖G‖_F (80 digits)", float(abs(rho - rho_lean)), rb)]
     # R_1ᵀ G R_1 − G, exact ‖·‖_F = ‖G R_1 − R_1 G‖_F
     shift = ar.sub(ar.mm(ar.mm(R1.T, Gv, 2), R1, 2), Gv)
     sh, shthr = ar.certified_nonzero(shift)
@@ -272,3 +272,109 @@ def commutant_residual_vanishes_iff_relative(ex, backend, dps):
         checks += [_exceeds("non-commuting ⇒ ρ(G) > 0", rho, rb),
                    _exceeds("non-commuting ⇒ not relative", sh, shthr)]
     return combine(checks, met=met)
+
+
+# ======================== 5. the spec-D2 audit tools against the evaluator (80 digits)
+@st.composite
+def audit_tool_inputs(draw):
+    """(d_k, base, G [batch…, d_k, d_k] of mixed kinds, positions)."""
+    dk = draw(even_dk(2, 12))
+    batch = draw(st.sampled_from([(), (2,)]))
+    mats = [draw(_one_operator(dk)) for _ in range(int(np.prod(batch, dtype=int)))]
+    pos = tuple(draw(st.lists(POSITION, min_size=1, max_size=3)))
+    return dk, draw(st.sampled_from([BASE, 10.0])), np.stack(mats).reshape(batch + (dk, dk)), pos
+
+
+@st.composite
+def _one_operator(draw, dk):
+    kind = draw(st.sampled_from(["random", "random", "commutant", "kernel", "perturbed"]))
+    C = _comm_embed(draw(matrix(dk // 2, 2, structure=False)))
+    if kind == "commutant":
+        G = C
+    elif kind == "kernel":
+        G = _ker_embed(draw(matrix(dk, dk, structure=False)))
+    elif kind == "random":
+        G = draw(matrix(dk, dk))
+    else:
+        G = C + 1e-6 * max(1.0, float(np.max(np.abs(C)))) * draw(matrix(dk, dk, structure=False))
+    return G if np.any(G != 0) else np.eye(dk)
+
+
+def _freq_checks(ch: Checks, dk: int, base: float):
+    """rope_frequencies and rope_eigenbasis against spec D2 (θ_a = Θ^{−2a/d_k}: the exponent
+    rounds once (amplified by ln Θ), pow ≤ 4 ulp; U's entries ±1/√2, ±i/√2: √ and the division
+    round once each)."""
+    w = pyref.analysis.rope_frequencies(dk, base)
+    U = pyref.analysis.rope_eigenbasis(dk)
+    wr, Ur = sev.ropeFrequencies(dk, mpmath.mpf(base)), sev.ropeEigenbasis(dk)
+    ch.le("rope_frequencies = ±Θ^{−2a/d_k}",
+          max(abs(mpmath.mpf(x) - y) / abs(y) for x, y in zip(w, wr)),
+          (2 * TRIG_ULPS + math.log(base) + 1) * U64)
+    ch.le("rope_eigenbasis = (e_2a ∓ i e_2a+1)/√2",
+          max(abs(mpmath.mpc(complex(U[i, j])) - Ur[i][j]) for i in range(dk) for j in range(dk)),
+          2.01 * U64)
+
+
+def _commutator_bound(G: np.ndarray, p: int, r: float) -> float:
+    """|r̂ − r| for pyref's ‖G R_p − R_p G‖_F/‖G‖_F on the power-of-two scaled G (exact):
+    |R̂_p − R_p| ≤ ε_p P, and a product with R_p has two nonzero terms per entry, so
+    |Ĉ − C| ≤ E := (ε_p + γ_2(1 + ε_p))(1 + u)(|G|P + P|G|) + u(1 + ε_p)(|G|P + P|G|) + 4η;
+    the two Frobenius norms (Σ of squares, √) add γ_{N+2} each and the quotient u."""
+    P = _pattern(G.shape[0])
+    eps = _eps_rot(p)
+    S = np.abs(G) @ P + P @ np.abs(G)
+    E = ((eps + gamma(2) * (1 + eps)) * (1 + U64) + U64 * (1 + eps)) * S + 4 * ETA
+    g = gamma(G.size + 2)
+    den = _fro(G) * (1 - g)
+    return ((_fro(E) + g * (r * _fro(G) + _fro(E))) / den + r * g / (1 - g) + U64 * r) * SLACK
+
+
+@prop(theorems=["PLGA.Rope.proj_apply_diag", "PLGA.Rope.isRelative_iff_sub_proj_eq_zero",
+                "PLGA.Rope.isRelative_iff_commutes"],
+      paper="Spec D2 / Prop 4.1 (the audit's RoPE eigenbasis, commutant projection, commutant and "
+            "commutator residuals)",
+      strategy=audit_tool_inputs, backends=("float64",))
+def rope_audit_tools_match_spec(ex, backend, dps):
+    """``pyref.analysis`` against spec D2 evaluated at 80 digits (``spec_eval.analysis``), on
+    random, commutant, kernel and perturbed G (batched too), bases 10⁴ and 10:
+
+    * ``rope_frequencies``, ``rope_eigenbasis`` (:func:`_freq_checks`);
+    * ``commutant_projection`` = U Π_ω(U*GU) U* of the spec, and that = the Lean ``proj`` (the
+      evaluator's two forms agree to 1e-70: proj_apply_diag; pyref's bound β_Π P|G|P);
+    * ``commutant_residual`` = ‖G_c − ΠG_c‖_F/‖G_c‖_F literally (complex eigenbasis, entries with
+      |ω_j − ω_k| < 1e-12 kept), which equals ‖G − proj G‖_F/‖G‖_F (isRelative_iff_sub_proj_eq_zero
+      makes it the relativity test); bound :func:`_residual_bound`;
+    * ``commutator_residual``(G, positions) = max_p ‖G R_p − R_p G‖_F/‖G‖_F with the exact R_p
+      (isRelative_iff_commutes); bound :func:`_commutator_bound`.
+    float64 only (float64 audit tools)."""
+    dk, base, G, pos = ex
+    ch = Checks()
+    flat = G.reshape(-1, dk, dk)
+    PG = np.asarray(pyref.analysis.commutant_projection(G, rope_base=base)).reshape(-1, dk, dk)
+    rho = np.atleast_1d(pyref.analysis.commutant_residual(G, rope_base=base)).reshape(-1)
+    com = np.atleast_1d(pyref.analysis.commutator_residual(G, rope_base=base,
+                                                           positions=pos)).reshape(-1)
+    P = _pattern(dk)
+    with mpmath.workdps(REF_DPS):
+        _freq_checks(ch, dk, base)
+        for X, pX, r, c in zip(flat, PG, rho, com):
+            a = mat(X)
+            lean, spec = sev.proj(a), sev.commutantProjectionSpec(a, mpmath.mpf(base))
+            scale = float(np.max(np.abs(X)))
+            ch.le("spec D2 projection = Lean proj (evaluator)",
+                  max(abs(x - y) for rl, rs in zip(lean, spec) for x, y in zip(rl, rs)),
+                  1e-70 * scale)
+            bnd = BETA_PI * (P @ np.abs(X) @ P) + 64 * ETA
+            ch.le("commutant_projection = Lean proj",
+                  max(abs(mpmath.mpf(pX[i, j]) - lean[i][j]) / (bnd[i, j] * SLACK)
+                      for i in range(dk) for j in range(dk)), 1.0)
+            rs = sev.commutantResidual(a, mpmath.mpf(base))
+            ch.le("spec D2 residual = ‖G − proj G‖_F/‖G‖_F (evaluator)",
+                  abs(rs - sev.leanCommutantResidual(a)), 1e-70)
+            Xs = np.ldexp(X, -int(np.frexp(scale)[1]))
+            ch.le("commutant_residual = ‖G_c − ΠG_c‖_F/‖G_c‖_F", abs(mpmath.mpf(r) - rs),
+                  _residual_bound(Xs, r))
+            cr = sev.commutatorResidual(a, mpmath.mpf(base), pos)
+            ch.le("commutator_residual = max_p ‖[G, R_p]‖_F/‖G‖_F", abs(mpmath.mpf(c) - cr),
+                  max(_commutator_bound(Xs, p, float(cr)) for p in pos))
+    return ch.outcome()

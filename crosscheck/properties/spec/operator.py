@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 import pyref
 
 from ...registry import Checks, prop
+from ...spec_eval import model as ev
 from .._arith import bound, ctx, maxabs
 from .._util import generic_plga_state_dict
-from . import _eval as ev
+from ._shared import ev_ctx
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {}
@@ -32,41 +33,24 @@ def assembly_case(draw):
 
 
 def _layer0_chain(sd, cfg, toks):
-    """The Spec chain of layer 0 (Lean ``headQ``, ``headA``, ``headALM``, ``headAP``,
-    ``headG``) and the scores, per head, from :mod:`._eval` (no pyref code): X⁰ =
-    LN_emb(√d·E[tok]), Q̂ = RoPE(X⁰W_Qᵀ + b_Q) of the head, D = Q̂ᵀQ̂, A = Φ_res(LN_A(D)),
-    (A_LM, A_P, G_LM), E = Q̂ G K̂ᵀ/√d_k. Returns name -> nested list [H][·][·]."""
-    H, dk = cfg.num_heads, cfg.d_k
-    m = "decoder.dec_layers.0.mha1."
-    ln_eps = ev.const(cfg.ln_eps)
-    scale = mpmath.sqrt(cfg.d_model)
-    X = [[x * scale for x in ev.mat(sd["decoder.embedding.weight"][t])] for t in toks]
-    X = ev.layer_norm(X, ev.mat(sd["decoder.layernorm1.weight"]),
-                      ev.mat(sd["decoder.layernorm1.bias"]), ln_eps)
-
-    def proj(name):
-        return ev.affine(X, ev.mat(sd[m + name + ".weight"]), ev.mat(sd[m + name + ".bias"]))
-
-    Qall, Kall = proj("wq"), proj("wk")
-    units = []
-    for u in range(cfg.num_res_units):
-        r = f"{m}reslayerAs.{u}."
-        blocks = [[ev.mat(sd[f"{r}denseAs.{g}.gluw{i}.{leaf}"]) for i in (1, 2, 3)
-                   for leaf in ("weight", "bias")] for g in range(cfg.num_glu_blocks)]
-        units.append((blocks, ev.mat(sd[r + "layernormA.weight"]),
-                      ev.mat(sd[r + "layernormA.bias"])))
-    ln_A = (ev.mat(sd[m + "layernorm1.weight"]), ev.mat(sd[m + "layernorm1.bias"]))
-    op = {leaf: ev.mat(sd[m + "plgatt_layer." + leaf])
-          for leaf in ("Wlst", "blst", "pwlst", "alst", "balst")}
+    """The Spec chain of layer 0 (Lean ``headQ``, ``headA``, ``opALM``, ``opAP``, ``opG``) and the
+    scores, per head, from :mod:`crosscheck.spec_eval.model` (no pyref code): X⁰ = ``embed``,
+    Q̂ = ``headQ`` (RoPE of X⁰W_Q + b_Q, head split), A = ``prefillA`` (Φ_res(LN_A(Q̂ᵀQ̂))),
+    (A_LM, A_P, G_LM), E = ``scores √d_k Q̂ G K̂``. Returns name -> nested list [H][·][·]."""
+    F, M = ev.prims(cfg), ev.modelSpec(sd, cfg)
+    acfg = ev.config(M, toks)
+    X = ev.embed(F, M, toks)
+    L = M["layers"][0]
     out = {k: [] for k in ("A", "A_LM", "A_P", "G_LM", "E")}
-    for h in range(H):
-        cols = slice(h * dk, (h + 1) * dk)
-        Q = ev.rope([row[cols] for row in Qall], ev.const(cfg.rope_base))
-        K = ev.rope([row[cols] for row in Kall], ev.const(cfg.rope_base))
-        A = ev.phi_res(ev.density(Q), ln_A, units, ln_eps)
-        A_LM, A_P, G = ev.operator(A, op["Wlst"][h], op["blst"][h], op["pwlst"][h],
-                                   op["alst"][h], op["balst"][h], ev.const(cfg.metric_eps))
-        for k, v in zip(out, (A, A_LM, A_P, G, ev.scores(Q, G, K))):
+    for h in range(cfg.num_heads):
+        p = L["learner"]["weights"][h]
+        Q = ev.headQ(acfg, L["attn"], X, h)
+        A = ev.headA(F, acfg, L["attn"], L["learner"], X, h)
+        A_LM = ev.opALM(F, p, A)
+        A_P = ev.opAP(p, A_LM)
+        G = ev.opG(p, A_P)
+        E = ev.scores(acfg["scale"], Q, G, ev.keys(acfg, L["attn"], X, h))
+        for k, v in zip(out, (A, A_LM, A_P, G, E)):
             out[k].append(v)
     return out
 
@@ -101,7 +85,8 @@ def spec_operator_assembly(ex, backend, dps):
     """Layer 0 of pyref's full PLDR model (generic parameters: nonzero biases, O(1) W, b, P, a,
     b_a; 1–2 residual units of two SwiGLU blocks each, as Lean's ``UnitParams``): the A, A_LM,
     A_P, G_LM and scores E it reports equal the Spec chain evaluated independently of pyref
-    (:mod:`._eval`: explicit mpmath loops written from the Lean definitions, no pyref code) on
+    (:mod:`crosscheck.spec_eval.model`: explicit mpmath loops written from the Lean definitions,
+    no pyref code) on
     the same weights and tokens (``headG_eq``: G_LM = a·(metricTensor σ W (Φ_res(LN_A(Q̂ᵀQ̂)))
     b ε)^{⊙P} + b_a with Q̂ the rotated queries of that head). On the reported tensors: A_LM ≥ ε
     and > 0 entrywise, A_P = exp(P·log A_LM) > 0 entrywise (``headAP_eq_hadPow_rpow``: the
@@ -118,7 +103,7 @@ def spec_operator_assembly(ex, backend, dps):
     sd = generic_plga_state_dict(cfg, seed)
     out = pyref.PLDRModel.from_state_dict(sd, cfg).forward([toks], backend=backend, dps=dps)
     rep = {k: v[0] for k, v in out.deductive[0].items()}
-    with mpmath.workdps(dps):
+    with ev_ctx(dps):
         ref = {k: np.array(v, dtype=object) for k, v in _layer0_chain(sd, cfg, toks).items()}
     ch = Checks()
     with ctx(backend, dps):

@@ -14,8 +14,12 @@ from hypothesis import strategies as st
 import pyref
 
 from ...registry import Checks, prop
+from ...spec_eval import decode as dc
+from ...spec_eval import model as ev
+from ...spec_eval._scalar import mat
 from .._arith import ctx, maxabs
 from ..attention._shared import _a_zero_sd, _cfg, _fwd_dev, _model_queries_matter, model_case
+from ._shared import cmp, ev_ctx
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {}
@@ -47,7 +51,15 @@ def spec_curvature_constant_model(ex, backend, dps):
     Bound 0 on both backends: a·A_P with a = 0 is an exact zero (A_P is finite), so
     G_LM = c·I bit for bit; with G = I the product Q̂·I adds exact zeros, so the PLGA scores
     equal the SDPA path's Q̂K̂ᵀ bit for bit, and every other operation is the same on
-    bitwise-equal operands."""
+    bitwise-equal operands.
+
+    mp, formula level (:mod:`crosscheck.spec_eval.model`, 70 digits, bound 1e-40·scale): every
+    reported G_LM equals the evaluator's ``headG`` at that layer's input (a·A_P + b_a with a = 0:
+    ``headG_eq_ba_of_a_eq_zero``), and the logits equal the Lean ``sdpaDecoder`` with score scale
+    √d_k/c followed by the head (``decoder_eq_sdpaDecoder_of_curvatureConst_smul``; c = 1:
+    ``sdpaLogits``, ``logits_eq_sdpaLogits_of_curvatureConst_one``); when the first token is not the
+    pad id (a fully masked first row carries the rounding of its scores − 10⁹, 10⁹·2⁻¹⁶⁹ ≈ 10⁻⁴²,
+    which the harness bound does not budget for)."""
     L, d, seed, toks, c = ex
     cfg = _cfg(L, d)
     cI = c * np.eye(cfg.d_k)
@@ -64,4 +76,25 @@ def spec_curvature_constant_model(ex, backend, dps):
         if c == 1.0:
             sdpa = full.to_sdpa().forward([toks], backend=backend, dps=dps)
             ch.exact("PLDR(a = 0, b_a = I) = SDPAModel", _fwd_dev(out, sdpa))
+    if backend == "mp" and toks[0] != 0:   # a pad-first row: see the docstring
+        _evaluator_parts(ch, full.state_dict(), cfg, toks, out, dps, c)
     return ch.outcome(met=_model_queries_matter(toks))
+
+
+def _evaluator_parts(ch, sd, cfg, toks, out, dps, c):
+    """The a = 0, b_a = c·I model against the evaluator: layer-by-layer G_LM = Lean ``headG``
+    (the layer inputs from the evaluator's decode, :func:`dc.forward`), logits = ``sdpaDecoder``
+    at scale √d_k/c, and = ``sdpaLogits`` for c = 1."""
+    with ev_ctx(dps):
+        F, M = ev.prims(cfg), ev.modelSpec(sd, cfg)
+        tr = dc.forward(F, M, toks)
+        for li in range(cfg.num_layers):
+            cmp(ch, f"layer {li}: G_LM = Lean headG", out.deductive[li]["G_LM"][0],
+                tr["layers"][li]["G_LM"], "mp")
+        acfg = ev.config(M, toks)
+        acfg["scale"] = acfg["scale"] / mat(c)
+        X = ev.sdpaDecoder(F, acfg, M["layers"], ev.embed(F, M, toks))
+        cmp(ch, "logits = Lean sdpaDecoder (scale √d_k/c) + head", out.logits[0],
+            ev.affine(X, M["Wout"], M["bout"]), "mp")
+        if c == 1.0:
+            cmp(ch, "logits = Lean sdpaLogits", out.logits[0], ev.sdpaLogits(F, M, toks), "mp")

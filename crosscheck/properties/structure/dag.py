@@ -1,5 +1,5 @@
 """Cross-check properties of ``Formal/Structure/Dag.lean``: ``dag_positivity_obstruction``,
-``dag_acyclic_zero`` and ``JUSTIFY``.
+``dag_acyclic_zero``, ``dag_terms_match_spec`` and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.structure`."""
 
@@ -14,9 +14,12 @@ from hypothesis import strategies as st
 import pyref
 from pyref.backend import to_float64
 
-from ...registry import Outcome, combine, prop
-from ...strategies import matrix
-from .._arith import bound, maxabs
+from ...registry import Checks, Outcome, combine, prop
+from ...spec_eval import analysis as sev_a
+from ...spec_eval import losses as sev_l
+from ...spec_eval._scalar import const, mat
+from ...strategies import UNIT, matrix
+from .._arith import U64, bound, gamma, maxabs
 from ._shared import _mp
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -319,3 +322,193 @@ def dag_acyclic_zero(ex, backend, dps):
     t = pyref.losses.dag_terms(M, backend=backend, dps=dps)
     dev += abs(float(t))
     return Outcome(dev, 0.0)
+
+
+# ============================ 7. expm, the DAG term, DL and the regularizer as equalities
+#: working precision of the spec evaluator (30 digits above pyref's 50)
+REF_DPS = 80
+
+#: ‖e^X − P₁₈(X)‖_∞ ≤ Σ_{k≥19} ‖X‖^k/k! for ‖X‖_∞ ≤ ½ (pyref's Taylor degree and scaling target)
+RHO0 = 0.5 ** 19 / math.factorial(19) * 1.03
+
+#: ‖N‖_∞ targets: ≤ ½ (no scaling, s = 0) and above (s = 1 … 6 squarings)
+NORMS = st.sampled_from([0.05, 0.3, 0.5, 0.9, 2.0, 6.0, 20.0])
+
+
+def _squarings(N) -> int:
+    """pyref's s for one matrix: ⌈log₂(‖N‖_∞/½)⌉ when ‖N‖_∞ > ½, else 0."""
+    nrm = float(np.max(np.sum(np.abs(N), axis=-1))) if N.size else 0.0
+    return max(0, int(math.ceil(math.log2(nrm / 0.5)))) if nrm > 0.5 else 0
+
+
+def _scaled(draw, shape, target, d):
+    """Random M (entries U(−1, 1)) scaled so that ‖M ⊙ M‖_∞ ≈ target."""
+    vals = draw(st.lists(UNIT, min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))
+    M = np.array(vals).reshape(shape)
+    return M * math.sqrt(target / max(d / 3, 1e-3))
+
+
+@st.composite
+def expm_dag_case(draw):
+    """(N for expm [batch…, d, d]: nonneg M⊙M or signed (‖N‖ ≤ 6); M for the DAG terms
+    [L, B, H, d, d]; the deductive list of L layers {A_LM, A_P, G_LM}; coefficients (c_A, c_P,
+    c_G) each 0 or > 0)."""
+    d = draw(st.integers(1, 4))
+    batch = draw(st.sampled_from([(), (2,), (0,)]))
+    kind = draw(st.sampled_from(["nonneg", "signed"]))
+    target = draw(NORMS)
+    if kind == "signed":
+        target = min(target, 6.0)
+        vals = draw(st.lists(UNIT, min_size=int(np.prod(batch + (d, d))),
+                             max_size=int(np.prod(batch + (d, d)))))
+        N = np.array(vals).reshape(batch + (d, d)) * target / d
+    else:
+        M0 = _scaled(draw, batch + (d, d), target, d)
+        N = M0 * M0
+    L, H = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    M = _scaled(draw, (L, 1, H, d, d), draw(NORMS), d)
+    ded = [{k: _scaled(draw, (1, H, d, d), draw(NORMS), d) for k in ("A_LM", "A_P", "G_LM")}
+           for _ in range(L)]
+    coeffs = tuple(draw(st.sampled_from([0.0, 0.05, 1.0, 2.5])) for _ in range(3))
+    return N, M, ded, coeffs
+
+
+def _expm_checks(ch: Checks, N, E, backend):
+    """pyref's expm against e^N (spec evaluator's Taylor series), per matrix. float64: pyref
+    evaluates P₁₈(X)^{2^s}, X = N/2^s; rounding ≤ γ_K·e^{|N|} componentwise (every quantity is
+    majorized by the same recursion on |X|, Higham §3.5; P(|X|)^{2^s} ≤ e^{|N|}),
+    K = 2^s(18(d + 2) + d) + 1; truncation ‖P^{2^s} − e^N‖_∞ ≤ e^{‖N‖}((1 + ρ₀)^{2^s} − 1). mp
+    (mpmath.expm at 50 digits): MP·(e^{|N|})_ij + MP·e^{‖N‖} (normwise)."""
+    d = N.shape[-1]
+    for Nh, Eh in zip(N.reshape(-1, d, d), np.asarray(E).reshape(-1, d, d)):
+        s = _squarings(Nh)
+        ref, maj = sev_l.matExp(mat(Nh)), sev_l.matExp(mat(np.abs(Nh)))
+        nrm = float(np.max(np.sum(np.abs(Nh), axis=-1)))
+        if backend == "mp":
+            rel, trunc = mpmath.mpf(1e-40), mpmath.mpf(1e-40) * mpmath.exp(nrm)
+        else:
+            rel = mpmath.mpf(gamma(2 ** s * (18 * (d + 2) + d) + 1))
+            trunc = mpmath.exp(nrm) * ((1 + mpmath.mpf(RHO0)) ** (2 ** s) - 1)
+        worst = max(abs(mpmath.mpf(Eh[i][j]) - ref[i][j]) / (rel * maj[i][j] + trunc)
+                    for i in range(d) for j in range(d))
+        ch.le(f"expm = Σ N^k/k! ({'scaling and squaring' if s else 'no scaling'})", worst, 1.0)
+
+
+def _term_bound(backend, Mh, t, T):
+    """|t̂ − t| for pyref's DAG term t = log(T/d) (T = tr e^N ≥ d, N = M⊙M ≥ 0). float64: T̂ is
+    within γ_{K+d}T + d·e^{‖N‖}((1 + ρ₀)^{2^s} − 1) =: τ of T (nonnegative recursions:
+    componentwise relative errors add; K = 2^s(18(d + 3) + d) + 1 also counts the rounding of
+    M⊙M), so |log T̂ − log T| ≤ −log(1 − τ/T), plus 2u for T/d and 4u·t for the log (≤ 4 ulp).
+    mp: MP·(1 + t)·e^{‖N‖}/T·d (mpmath.expm's normwise error relative to T ≥ d)."""
+    d = Mh.shape[-1]
+    N = Mh * Mh
+    nrm = float(np.max(np.sum(N, axis=-1)))
+    if backend == "mp":
+        return mpmath.mpf(1e-40) * (1 + t) * mpmath.exp(nrm) * d / T
+    s = _squarings(N)
+    tau = (gamma(2 ** s * (18 * (d + 3) + d) + 1 + d) * T
+           + d * mpmath.exp(nrm) * ((1 + mpmath.mpf(RHO0)) ** (2 ** s) - 1))
+    return -mpmath.log(1 - tau / T) + 2 * U64 + 4 * U64 * t if tau < T else mpmath.inf
+
+
+def _dag_value_bound(Mh, ev):
+    """|v̂ − v| for ``pyref.analysis.dag_value`` (float64 eigenvalues λ̂ of fl(M⊙M)): |λ̂_j − λ_j| ≤
+    δ_j = 2κ_j(1 + 10d²)u‖N‖_F (first order, doubled; valid when 4 max δ is below the smallest
+    separation, else None), so Σ e^{λ̂} = Σ e^{λ} + Δ with |Δ| ≤ (e^δ − 1)W, W = Σ e^{Re λ_j};
+    the chain exp(λ − m), Σ, log, m + log − log d adds (8u + γ_{d+2} + u·max|λ − m|)W/T +
+    8u(|m| + log T + log d)."""
+    lam, L, R, T = ev
+    d = len(lam)
+    kap = sev_a.eigenvalueConditions(L, R)
+    fro = sev_a.frobNorm(sev_a.hadamard(mat(Mh), mat(Mh)))
+    dl = [2 * k * (1 + 10 * d * d) * U64 * fro for k in kap]
+    sep = min((abs(lam[i] - lam[j]) for i in range(d) for j in range(d) if i != j),
+              default=mpmath.inf)
+    if not 4 * max(dl) < sep:
+        return None
+    W = sum(mpmath.exp(x.real) for x in lam)
+    m = max(x.real for x in lam)
+    spread = max(abs(x - m) for x in lam)
+    e = (mpmath.exp(max(dl)) - 1) * W / T
+    if e >= 1:
+        return mpmath.inf
+    return (-mpmath.log(1 - e) + (8 * U64 + gamma(d + 2) + U64 * spread) * W / T
+            + 8 * U64 * (abs(m) + mpmath.log(T) + mpmath.log(d)))
+
+
+def _dl_reference(backend, X):
+    """(per-head log(T/d), their bounds, mean, bound of pyref's mean) for X [..., d, d]."""
+    d = X.shape[-1]
+    ts, bs = [], []
+    for Mh in X.reshape(-1, d, d):
+        T = sev_l.traceExp(sev_a.hadamard(mat(Mh), mat(Mh)))
+        t = mpmath.log(T / d)
+        ts.append(t)
+        bs.append(_term_bound(backend, Mh, t, T))
+    n = len(ts)
+    mean = sum(ts) / n
+    slack = mpmath.mpf(1e-40) if backend == "mp" else mpmath.mpf(gamma(n + 1))
+    return ts, bs, mean, max(bs) + slack * max(ts + [mpmath.mpf(1)])
+
+
+@prop(theorems=["PLGA.Dag.trace_exp_ge_card_add_trace_of_convergesTo", "PLGA.Dag.dagLoss_nonneg",
+                "PLGA.Dag.trace_exp_ge_card"],
+      paper="Spec C / H, Rem 4.5 (expm, the DAG term log(tr e^{M⊙M}/d), DL and the DAG "
+            "regularizer as equalities with their definitions)",
+      strategy=expm_dag_case)
+def dag_terms_match_spec(ex, backend, dps):
+    """Equalities with the defining formulas (spec evaluator at 80 digits,
+    ``spec_eval.losses``; T = lim_K ``expTracePartial`` (M⊙M) K, the T of the Lean hypothesis
+    ``ConvergesTo``), not bounds:
+
+    * ``pyref.losses.expm``(N) = Σ_k N^k/k! for nonnegative and signed N, batched and empty
+      batches, with ‖N‖_∞ from 0.05 to 20: both pyref branches (no scaling, and s = 1 … 6
+      squarings) are reached (:func:`_expm_checks`);
+    * ``dag_terms``(M) = log(T/d) per head (no |·|: T ≥ d, dagLoss_nonneg / trace_exp_ge_card),
+      for signed M of [L, B, H, d, d] (:func:`_term_bound`);
+    * ``dag_loss``(M) = the mean of those over (l, b, h);
+    * ``dag_regularizer``(deductive, (c_A, c_P, c_G)) = Σ_{c > 0} c·DL(stack of that key), each c
+      drawn 0 or > 0 (the skipped-term branch; all zero gives exactly 0);
+    * float64: ``pyref.analysis.dag_value``(M) (eigenvalue form |m + log Σe^{λ−m} − log d|, spec
+      H) = the same log(T/d) (tr e^N = Σ e^{λ_j}) within :func:`_dag_value_bound`.
+    Bounds in the helpers' docstrings; pyref's coefficients c are floats (u relative)."""
+    N, M, ded, coeffs = ex
+    E = pyref.losses.expm(N, backend=backend, dps=dps)
+    terms = np.asarray(pyref.losses.dag_terms(M, backend=backend, dps=dps)).reshape(-1)
+    DL = pyref.losses.dag_loss(M, backend=backend, dps=dps)
+    reg = pyref.losses.dag_regularizer(ded, coeffs, backend=backend, dps=dps)
+    ch = Checks()
+    with mpmath.workdps(REF_DPS):
+        ch.exact("expm keeps the shape", int(np.shape(E) != N.shape))
+        _expm_checks(ch, N, E, backend)
+        ts, bs, mean, mb = _dl_reference(backend, M)
+        for th, t, b in zip(terms, ts, bs):
+            ch.le("dag_terms = log(tr e^{M⊙M}/d)", abs(mpmath.mpf(th) - t), b)
+        ch.le("dag_loss = mean of log(tr e^{M⊙M}/d)", abs(mpmath.mpf(DL) - mean), mb)
+        ref, rb = mpmath.mpf(0), mpmath.mpf(0)
+        for c, key in zip(coeffs, ("A_LM", "A_P", "G_LM")):
+            if c > 0:
+                _, _, m_k, b_k = _dl_reference(backend, np.stack([x[key] for x in ded]))
+                ref += const(c) * m_k
+                rb += const(c) * (b_k + 4 * U64 * m_k)
+        ch.le("dag_regularizer = Σ_{c>0} c·DL", abs(mpmath.mpf(reg) - ref), rb)
+        if backend != "mp":
+            note = _dag_value_checks(ch, M)
+    return ch.outcome(note=note if backend != "mp" else "")
+
+
+def _dag_value_checks(ch: Checks, M) -> str:
+    """``pyref.analysis.dag_value`` per head against log(T/d) (float64)."""
+    d = M.shape[-1]
+    vals = np.asarray(pyref.analysis.dag_value(M)).reshape(-1)
+    skipped = 0
+    for Mh, v in zip(M.reshape(-1, d, d), vals):
+        Nm = sev_a.hadamard(mat(Mh), mat(Mh))
+        lam, L, R = sev_a.spectrum(Nm)
+        T = sev_l.traceExp(Nm)
+        b = _dag_value_bound(Mh, (lam, L, R, T))
+        if b is None:
+            skipped += 1
+            continue
+        ch.le("dag_value = log(tr e^{M⊙M}/d)", abs(mpmath.mpf(v) - mpmath.log(T / d)), b)
+    return f"dag_value: {skipped} heads with unresolved eigenvalues" if skipped else ""

@@ -11,9 +11,12 @@ from hypothesis import strategies as st
 import pyref
 from pyref.backend import to_float64
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import model as ev
+from ...spec_eval._scalar import mat
 from ...strategies import matrix
 from .._arith import conv, ctx, maxabs
+from ..spec._shared import anchor
 from ._shared import _ub
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -75,7 +78,9 @@ def density_quadratic_form(ex, backend, dps):
     are within γ_{S+2d+2}T of the exact value: ``fp_bound(S+2d+2, T)`` for the identity, the sign
     and (with T + ‖x‖₁·max(|Q|ᵀ|Q||x|)) the Hölder form; D entries are within γ_S(|Q|ᵀ|Q|)
     (symmetry, the outer-product sum with γ_{S+1}, the kernel product with 2(|λ| + 1)·max(|Q|ᵀ|Q|),
-    γ_{S+2}); the trace with Σ Q², γ_{S+d}. mp: 1e-40 times the same scales."""
+    γ_{S+2}); the trace with Σ Q², γ_{S+d}. mp: 1e-40 times the same scales; and D equals the Lean
+    ``density`` (Q̂ᵀQ̂) evaluated independently (:mod:`crosscheck.spec_eval.model`; a formula anchor,
+    so that a symmetric PSD but wrong D, e.g. Q̂ᵀQ̂/S, fails here too)."""
     Q, x, xk, alpha = ex
     S, d = Q.shape
     D = pyref.plga.density(Q, backend=backend, dps=dps)
@@ -98,6 +103,10 @@ def density_quadratic_form(ex, backend, dps):
             o = np.outer(Qb[p], Qb[p])
             run = o if run is None else run + o
         parts.append(("density_apply", maxabs(D - run), _ub(backend, S + 1, G)))
+    ch = Checks()
+    anchor(ch, "density", backend, dps, D, lambda: ev.density(mat(Q)), float(np.max(G)))
+    parts += ch.items
+    with ctx(backend, dps):
         tr = np.trace(D)
         fro = np.sum(Qb * Qb)
         parts.append(("trace = ‖Q‖_F²", maxabs(np.array([tr - fro])),

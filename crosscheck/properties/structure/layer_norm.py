@@ -14,9 +14,12 @@ from hypothesis import strategies as st
 import pyref
 from pyref.backend import to_float64
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import model as ev
+from ...spec_eval._scalar import const, mat
 from ...strategies import matrix
 from .._arith import bound, conv, gamma, maxabs
+from ..spec._shared import anchor, ln_scale
 from ._shared import _mp, _ub
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -228,7 +231,9 @@ def layernorm_norm_identity(ex, backend, dps):
     The means and variances: 2γ_{n+3}·(M + |c|) resp. kM, and 2γ_{n+8}·s²(2M'√v + 2v + γM'²). Valid
     while γ_{n+6}R ≤ 1e-3 (always for ε > 0 in these ranges; rows violating it, e.g. at ε = 0 a row
     of subnormal entries whose variance underflows, are not checked). mp: the harness' 1e-40 times
-    the same scales."""
+    the same scales; and every row equals the Lean ``normalize`` (ε decimal) evaluated
+    independently (:mod:`crosscheck.spec_eval.model`, a formula anchor with the LayerNorm scale of
+    ``dense_layers_match_spec``)."""
     X, eps, c, k = ex
     m, n = X.shape
     b = pyref.get_backend(backend, dps)
@@ -261,4 +266,8 @@ def layernorm_norm_identity(ex, backend, dps):
         if i in U0:
             parts += _ln_eps0_parts(b, backend, i, U0[i], Uk0[i], M, v)
         parts += _ln_scale_parts(b, backend, i, (U[i], Uk[i]), (M, v, w), eps_val, k, R)
-    return combine(parts, met=checked > 0)
+    ch = Checks()
+    anchor(ch, "layer_norm rows", backend, dps, U,
+           lambda: [ev.normalize(const(eps), r) for r in mat(X)],
+           ln_scale(X, np.ones(n), np.zeros(n), eps))
+    return combine(parts + ch.items, met=checked > 0)

@@ -11,10 +11,13 @@ from hypothesis import strategies as st
 import pyref
 from pyref.backend import to_float64
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import decode as dc
+from ...spec_eval import model as ev
 from ...strategies import matrix
 from .._arith import bound, ctx, maxabs
 from .._util import generic_plga_state_dict, state_dict_with_biases
+from ..spec._shared import cmp, ev_ctx
 from ._shared import _phi_res_mat, _ub
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -104,7 +107,12 @@ def causal_block_equals_online(ex, backend, dps):
       token sequence (the sequential scoring realized by the cache; the pad logit's bias is −50,
       so greedy decoding never emits the pad id, which cached calls would not mask, spec B).
 
-    Would fail if a cached call rotated the new token at position n_cached + 1.
+    * formula anchor: the block logits equal the decoder with the constant operators assembled by
+      the independent evaluator (:mod:`crosscheck.spec_eval.decode`, 1e-40·scale).
+
+    Would fail if a cached call rotated the new token at position n_cached + 1. (The full PLGA
+    model's KV-cached path — frozen prefill A, so not prefix-consistent — is checked against spec B
+    by ``model_forward_matches_spec`` and ``model_generate_matches_spec``.)
 
     mp only. Both sides perform the same mpf operations on the same operands, except that the block
     forward's masked keys contribute softmax weights e^{−10⁹+O(1)} < 10^{−4·10⁸}, which vanish in
@@ -151,7 +159,12 @@ def causal_block_equals_online(ex, backend, dps):
               ("row-locality (shared prefix)", dev_loc, bnd),
               ("KV-cached step logits = block rows", dev_kv, bnd),
               ("greedy decoding emitted the pad id", float(0 in toks[:-1]), 0.0)]
-    return combine(parts)
+    with ev_ctx(dps):   # formula anchor: the block forward = the evaluator's pinned decoder
+        F, M = ev.prims(cfg), ev.modelSpec(sd, cfg, learned=False)
+        ch = Checks()
+        cmp(ch, "block logits = the Lean decoder with the constant operators", blk.logits[0],
+            dc.forward(F, M, x, ops="constant", G=dc.constantOps(Gs))["logits"], "mp")
+    return combine(parts + ch.items)
 
 
 # ============================= 4. the global Gram is not prefix-consistent; the causal fix

@@ -11,9 +11,12 @@ from hypothesis import strategies as st
 import pyref
 from pyref.backend import to_float64
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import model as ev
+from ...spec_eval._scalar import const, mat
 from ...strategies import matrix
 from .._arith import bound, conv, maxabs
+from ..spec._shared import anchor
 from ._shared import MODEST
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -120,7 +123,9 @@ def power_law_potential_tensor(ex, backend, dps):
     log form (absolute): log of a 2u-perturbed value, the log's 2u|y| and the right side's 3u|y| →
     5uL + 2u ≤ ``fp_bound(3, L + 2)``; base rule: A·B rounds (u, raised to P) → u|P| + 7u ≤
     ``fp_bound(1, (|P| + 4)·Mx)``; A^{⊙𝟙}: one pow → ``fp_bound(2, Mx)``. mp: 1e-40 times the same
-    scales (mpmath's power/exp/log are accurate to a few units of 10⁻⁵⁰)."""
+    scales (mpmath's power/exp/log are accurate to a few units of 10⁻⁵⁰). mp formula anchors: A_LM
+    and A^{⊙P} equal the Lean ``metricTensor`` and ``hadPow`` (exp(P log A)) evaluated independently
+    (:mod:`crosscheck.spec_eval.model`)."""
     A, A2, W, bb, eps, P, Q, s, t = ex
     H, dk, _ = A.shape
     b = pyref.get_backend(backend, dps)
@@ -146,6 +151,12 @@ def power_law_potential_tensor(ex, backend, dps):
         Ly = float(np.max(aP * lA))
         parts.append(("hadPow_apply", maxabs(AP - ref),
                       bound(backend, 2, (Ly + 2) * max(np.max(APf), maxabs(ref)))))
+    ch = Checks()
+    anchor(ch, "potential tensor", backend, dps, AP, lambda: [ev.hadPow(mat(a), mat(p)) for a, p in
+                                                              zip(ALM, P)])
+    anchor(ch, "metric tensor", backend, dps, ALM, lambda: [
+        ev.metricTensor(mat(w), mat(a), mat(c), const(eps)) for w, a, c in zip(W, A, bb)])
+    parts += ch.items
     Z = pt(ALM, np.zeros_like(P))
     with b.context():
         parts.append(("hadPow_zero", maxabs(Z - b.asarray(np.ones_like(P))), 0.0))

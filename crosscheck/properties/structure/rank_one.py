@@ -1,9 +1,11 @@
-"""Cross-check properties of ``Formal/Structure/RankOne.lean``: ``rank_one_identities`` and
-``JUSTIFY``.
+"""Cross-check properties of ``Formal/Structure/RankOne.lean``: ``rank_one_identities``,
+``det_matches_laplace``, ``rank_statistics_match_spec`` and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.structure`."""
 
 from __future__ import annotations
+
+import math
 
 import mpmath
 import numpy as np
@@ -12,9 +14,11 @@ from hypothesis import strategies as st
 import pyref
 from pyref.backend import to_float64
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import analysis as sev
+from ...spec_eval._scalar import mat
 from ...strategies import matrix
-from .._arith import gamma, maxabs
+from .._arith import U64, gamma, maxabs
 from ._shared import MODEST, _phi_res_mat, _phi_units, _ub
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
@@ -22,9 +26,6 @@ JUSTIFY: dict[str, str] = {
     "PLGA.RankOne.rowClone_apply":
         "definitional (rfl): entry (i, j) of 𝟙αᵀ is α_j (how the checked rank-one matrices are "
         "built)",
-    "PLGA.RankOne.rowClone_row_eq":
-        "definitional (rfl) for 𝟙αᵀ; its pipeline instance (Φ_res of a rank-one input has "
-        "identical rows) is phiResMat_rowClone, checked by phi_res_row_local",
     "PLGA.RankOne.rowClone_eq_zero_iff":
         "definitional (𝟙αᵀ = 0 iff α = 0, entry (j, j) reads α_j); nothing numeric",
 }
@@ -193,3 +194,227 @@ def rank_one_identities(ex, backend, dps):
                       2 * gamma(d * d)))
         parts.append(("numerical_rank = 1", float(pyref.analysis.numerical_rank(Af) != 1), 0.0))
     return combine(parts, met=met)
+
+
+# ===================================== the determinant, σ₂/σ₁, numerical rank, row variance
+#: working precision of the spec evaluator (30 digits above pyref's 50)
+REF_DPS = 80
+
+#: gradual underflow: an operation landing in float64's subnormal range errs by ≤ 2^-1075 absolute
+ETA = 2.0 ** -1074
+
+
+@st.composite
+def det_case(draw):
+    n = draw(st.integers(1, 6))
+    batch = draw(st.sampled_from([(), (), (2,)]))
+    mats = []
+    for _ in range(int(np.prod(batch, dtype=int))):
+        M = draw(matrix(n, n))
+        if n > 1 and draw(st.integers(0, 5)) == 0:
+            M[:, draw(st.integers(0, n - 1))] = 0.0      # a zero column: singular, zero pivots
+        mats.append(M)
+    return np.stack(mats).reshape(batch + (n, n))
+
+
+def _det_bound(a, u: float, k: int, tiny: float = 0.0):
+    """|det(A + E) − det A| ≤ Π_j(‖a_j‖₂ + η) − Π_j‖a_j‖₂ (Hadamard's inequality on the
+    multilinear expansion in the columns), with ‖e_j‖₂ ≤ η = k·u·‖A‖_F + n·k·tiny (``tiny``: the
+    absolute error of an operation that underflows, or of rounding an input to a narrower
+    format, which the relative model u excludes); plus the rounding of the final product,
+    k·u·Π‖a_j‖₂ (a bound on |det A| itself)."""
+    n = len(a)
+    cols = [mpmath.sqrt(sum(a[i][j] ** 2 for i in range(n))) for j in range(n)]
+    eta = k * u * sev.frobNorm(a) + n * k * mpmath.mpf(tiny)
+    full, base = mpmath.mpf(1), mpmath.mpf(1)
+    for c in cols:
+        full, base = full * (c + eta), base * c
+    return full - base + k * u * base
+
+
+def _slogdet_error(g, amax: float, n: int, u: float):
+    """Relative error of numpy's det beyond its LU: numpy returns sign·exp(Σ_i log|û_ii|)
+    (``_umath_linalg``: det from slogdet). Each log errs by ≤ 4u relative (≤ 4 ulp), the sum by
+    γ_n Σ|log|û_ii||, and exp adds 4u: relative error ≤ e^δ − 1 + 4u with
+    δ = (4u + γ_n)·Σ_i|log|û_ii||. The pivots satisfy |û_ii| ≤ 2^{n−1}·max|A| (partial pivoting)
+    and Σ log|û_ii| = log|ĝ| up to that same error (≤ 1 here), so Σ|log|û_ii|| ≤ |log|ĝ|| + 1 +
+    2n·max(0, log(2^n max|A|)). 0 when ĝ = 0 (an exactly zero pivot: sign 0, no exp)."""
+    if g == 0:
+        return mpmath.mpf(0)
+    gam = n * u / (1 - n * u)
+    lam = abs(mpmath.log(abs(g))) + 1 + 2 * n * max(0.0, math.log(2.0 ** n * max(amax, 1e-300)))
+    return mpmath.exp((4 * u + gam) * lam) - 1 + 4 * u
+
+
+@prop(theorems=["PLGA.RankOne.det_one_by_one", "PLGA.RankOne.det_rowClone"],
+      paper="Prop 3.9 / spec D (the determinant at 50 digits, float64 and float32)",
+      strategy=det_case)
+def det_matches_laplace(M, backend, dps):
+    """``pyref.analysis.det`` (2-D and batched input) equals the Lean ``det`` (Laplace expansion
+    along the first column, ``spec_eval.analysis.det`` at 80 digits) on random matrices (n =
+    1 … 6, rank-deficient ones included) and on the ``rowClone`` of each matrix's first row
+    (det_rowClone: both 0 up to the bound); 1×1: det [[x]] = x exactly (det_one_by_one).
+
+    Bound (:func:`_det_bound`): LU with partial pivoting is backward stable, ``A + E`` with
+    ``|E| ≤ γ_n|L||U|`` and growth ≤ 2^{n−1} (Higham Thm 9.3, 9.5), so ‖E‖_F ≤ n²2^{n}u‖A‖_F =: η.
+    mp (mpmath LU at 50 digits): n²2^n u₅₀ ≤ 1e-46, taken as 1e-40 (``_arith.mp_bound``'s
+    factor); float64 (``backend="float64"``, LAPACK) u = 2^-53 and float32 (also checked on the
+    float64 backend, input rounded to float32: one more u₃₂ per entry) u = 2^-24, k = n²2^n + 1.
+    Gradual underflow (Hypothesis draws tiny entries) errs by an absolute 2^-1075 (float64) or
+    2^-150 (float32, also when rounding a tiny input) per operation: the ``tiny`` term of η.
+    numpy forms the float determinant as exp of a log-sum: :func:`_slogdet_error` on top."""
+    n = M.shape[-1]
+    flat = M.reshape(-1, n, n)
+    k = n * n * 2 ** n + 1
+    runs = ([("mp", pyref.analysis.det(M, dps=dps), 1e-40, 1, 0.0)] if backend == "mp" else
+            [("float64", pyref.analysis.det(M, backend="float64"), U64, k, ETA),
+             ("float32", pyref.analysis.det(M, backend="float32"), 2.0 ** -24, k + 1, 2.0 ** -149)])
+    ch = Checks()
+    with mpmath.workdps(REF_DPS):
+        for name, got, u, kk, tiny in runs:
+            got = np.asarray(got, dtype=object).reshape(-1)
+            for m, g in zip(flat, got):
+                a = mat(m)
+                g = g if isinstance(g, mpmath.mpf) else mpmath.mpf(float(g))
+                bnd = _det_bound(a, u, kk, tiny)
+                if name != "mp":
+                    e = _slogdet_error(g, float(np.max(np.abs(m))), n, u)
+                    bnd += abs(g) * e / (1 - e) + tiny
+                ch.le(f"det = Lean det (Laplace), {name}", abs(g - sev.det(a)), bnd)
+                if n == 1 and name == "mp":
+                    ch.exact("det [[x]] = x (mp: exact)", int(g != mpmath.mpf(m[0, 0])))
+        if backend == "mp":
+            for m in flat:
+                rc = np.tile(m[0], (n, 1))
+                a = mat(rc)
+                g = pyref.analysis.det(rc, dps=dps)
+                ch.le("det rowClone(a) = Lean det rowClone(a) (= 0)",
+                      abs(mpmath.mpf(g) - sev.det(a)), _det_bound(a, 1e-40, 1))
+    return ch.outcome()
+
+
+#: LAPACK singular values: |σ̂_i − σ_i| ≤ p(m, n)·u·σ₁ with "a modestly growing p" (LAPACK Users'
+#: Guide §4.9); taken as p = m·n (above the O(max(m, n)) of Householder bidiagonalization)
+def _svd_err(m: int, n: int) -> float:
+    return m * n * U64
+
+
+@st.composite
+def rank_stats_case(draw):
+    """[batch…, m, n]: generic (rank-deficient variants from ``matrix``), a rowClone 𝟙aᵀ, or
+    zero; scaled by a power of ten from 1e-300 to 1e300 (pyref normalizes by a power of two:
+    the statistics must not depend on the scale); rtol default or 1e-3."""
+    m, n = draw(st.integers(1, 6)), draw(st.integers(1, 6))
+    batch = draw(st.sampled_from([(), (), (2,)]))
+    mats = []
+    for _ in range(int(np.prod(batch, dtype=int))):
+        kind = draw(st.sampled_from(["generic", "generic", "generic", "rowClone", "zero"]))
+        X = draw(matrix(m, n))
+        if kind == "rowClone":
+            X = np.tile(X[0], (m, 1))
+        elif kind == "zero":
+            X = np.zeros((m, n))
+        mats.append(X * 10.0 ** draw(st.sampled_from([0, 0, -300, -150, 150, 300])))
+    rtol = draw(st.sampled_from([None, 1e-3]))
+    return np.stack(mats).reshape(batch + (m, n)), rtol
+
+
+def _rvr_bound(num, den, amax: float, m: int, n: int):
+    """|r̂ − num/den| for pyref's row-variance ratio (computed on A·2^-e, max|A|2^-e = amax ∈
+    [½, 1); num, den here at that scale). The deviations a_ij − ā_j (ā: a mean of m values) err
+    by e_n = (γ_{m+1} + 2.01u)·amax, the a_ij − mean(A) by e_d = (γ_{N+1} + 2.01u)·amax (N = mn);
+    a square moves by ≤ 2|x|e + e² ≤ 4·amax·e + e² and the means of N nonnegative squares add
+    γ_{N+2}: δ_x = (4 amax e_x + e_x²)(1 + γ_{N+2}) + γ_{N+2}·x. Then |r̂ − r| ≤
+    (δ_num + r δ_den)/(den − δ_den) + 2u·r, plus 8N·2^-1074/den for subnormal squares."""
+    N = m * n
+    g = gamma(N + 2)
+    e_n = (gamma(m + 1) + 2.01 * U64) * amax
+    e_d = (gamma(N + 1) + 2.01 * U64) * amax
+    dn = (4 * amax * e_n + e_n ** 2) * (1 + g) + g * num
+    dd = (4 * amax * e_d + e_d ** 2) * (1 + g) + g * den
+    r = num / den
+    if den - dd <= 0:
+        return mpmath.inf
+    return (dn + r * dd) / (den - dd) + 2 * U64 * r + 8 * N * ETA / den
+
+
+def _rank_checks(ch: Checks, X, sr, nr, rv, rtol):
+    """Sub-checks of one matrix X against the evaluator (inside the REF_DPS context)."""
+    m, n = X.shape
+    a = mat(X)
+    s = sev.singularValues(a)
+    if s[0] == 0:
+        ch.exact("numerical_rank(0) = 0", int(nr != 0))
+        return
+    # pyref's 2^-k scaling is exact but for entries pushed below 2^-1022 (≤ 2^-1075 each, against
+    # σ₁ ≥ max entry ≥ ½ after scaling): ≤ 2mn·2^-1075·σ₁ more, negligible but stated
+    d = (_svd_err(m, n) + 2 * m * n * ETA) * s[0]
+    if sr is not None and len(s) >= 2:
+        rho = s[1] / s[0]
+        ch.le("singular_ratio = σ₂/σ₁", abs(mpmath.mpf(sr) - rho),
+              (d + rho * d) / (s[0] - d) + U64 * rho)
+    t = rtol * s[0]
+    close = any(abs(x - t) <= d * (1 + rtol) + U64 * t for x in s)
+    if not close:  # decidable: no σ within the SVD error of the threshold
+        ch.exact("numerical_rank = #{σ > rtol·σ₁}", int(nr != sev.numericalRank(a, rtol)))
+    if rv is not None and np.any(X != X.flat[0]):
+        num, den = sev.rowVarianceParts(a)
+        sc = mpmath.mpf(2) ** (-2 * int(np.frexp(np.max(np.abs(X)))[1]))
+        amax = float(np.max(np.abs(X)) * 2.0 ** -int(np.frexp(np.max(np.abs(X)))[1]))
+        ch.le("row_variance_ratio = mean((A − 𝟙āᵀ)²)/mean((A − μ)²)",
+              abs(mpmath.mpf(rv) - num / den), _rvr_bound(num * sc, den * sc, amax, m, n))
+
+
+def _pyref_stats(M, rtol):
+    """pyref's three statistics of M (None where pyref rightly refuses: σ₂/σ₁ needs two
+    singular values and σ₁ > 0, the variance ratio a non-constant matrix)."""
+    kw = {} if rtol is None else {"rtol": rtol}
+    nr = pyref.analysis.numerical_rank(M, **kw)
+    try:
+        sr = pyref.analysis.singular_ratio(M)
+    except ValueError:
+        sr = None
+    try:
+        rv = pyref.analysis.row_variance_ratio(M)
+    except ValueError:
+        rv = None
+    return sr, nr, rv
+
+
+@prop(theorems=["PLGA.RankOne.rowClone_minor2_eq_zero", "PLGA.RankOne.rowClone_row_eq",
+                "PLGA.RankOne.rowClone_exists_kernel_vector"],
+      paper="Prop 3.9 / spec D (σ₂/σ₁, numerical rank and row-variance ratio of the audit)",
+      strategy=rank_stats_case, backends=("float64",))
+def rank_statistics_match_spec(ex, backend, dps):
+    """pyref's ``singular_ratio``, ``numerical_rank`` (default rtol 64·eps_f32, and 1e-3) and
+    ``row_variance_ratio`` (2-D and batched) against spec D evaluated at 80 digits
+    (``spec_eval.analysis``: σ from the exact Gram matrix, the ratio of means written out), on
+    generic, rowClone and zero matrices at scales 1e-300 … 1e300. A rowClone has every 2×2 minor
+    0 (rowClone_minor2_eq_zero), a kernel vector, identical rows (rowClone_row_eq): σ₂ = 0, rank
+    1 and ratio 0 in the evaluator, which pyref must match within its bound. pyref refuses
+    (ValueError) exactly where the spec quantity is undefined: σ₂/σ₁ for σ₁ = 0 or
+    min(m, n) < 2, the ratio for a constant matrix (0/0) — checked both ways.
+
+    Bounds (float64; pyref rescales by a power of two first, exactly up to subnormal entries):
+    σ by LAPACK's |σ̂_i − σ_i| ≤ p·u·σ₁, p = m·n (:func:`_svd_err`), so
+    |σ̂₂/σ̂₁ − σ₂/σ₁| ≤ δ(1 + ρ)/(σ₁ − δ) + uρ; the rank is compared exactly when no σ lies
+    within δ(1 + rtol) + u·t of the threshold t = rtol·σ₁ (else undecidable at float64,
+    skipped); the variance ratio by :func:`_rvr_bound`. float64 only: these are float64 audit
+    tools (pyref converts any input to float64 first)."""
+    M, rtol = ex
+    sr, nr, rv = _pyref_stats(M, rtol)
+    rt = 64 * float(np.finfo(np.float32).eps) if rtol is None else rtol
+    flat = M.reshape((-1,) + M.shape[-2:])
+    srs, nrs, rvs = (np.atleast_1d(np.asarray(x, dtype=object)).reshape(-1)
+                     if x is not None else [None] * len(flat) for x in (sr, nr, rv))
+    ch = Checks()
+    with mpmath.workdps(REF_DPS):
+        for X, s1, n1, v1 in zip(flat, srs, nrs, rvs):
+            _rank_checks(ch, X, s1, n1, v1, mpmath.mpf(rt))
+        undefined_sr = min(M.shape[-2:]) < 2 or any(not np.any(X != 0) for X in flat)
+        constant = any(bool(np.all(X == X.flat[0])) for X in flat)
+        ch.exact("singular_ratio raises iff σ₂/σ₁ is undefined for some matrix",
+                 int((sr is None) != undefined_sr))
+        ch.exact("row_variance_ratio raises iff some matrix is constant",
+                 int((rv is None) != constant))
+    return ch.outcome()

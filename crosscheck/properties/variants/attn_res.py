@@ -1,6 +1,8 @@
 """Cross-check properties of ``Formal/Variants/AttnRes.lean``: ``attnres_two_phase_merge``,
 ``attnres_average_halves_differs``, ``attnres_zero_query_uniform``,
-``attnres_zero_gate_identity``, ``attnres_zero_candidate_changes_weights`` and ``JUSTIFY``.
+``attnres_zero_gate_identity``, ``attnres_zero_candidate_changes_weights``, the comparisons
+with the independent evaluator (:mod:`crosscheck.spec_eval.variants_depth`)
+``attnres_readout_matches_spec`` and ``attnres_two_phase_matches_spec``, and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.variants`."""
 
@@ -8,15 +10,18 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
 from pyref.backend import to_float64
 from pyref.variants import attnres
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import variants_depth as SD
+from ...spec_eval._scalar import const, mat
 from .._arith import bound, conv, maxabs
-from ._shared import _bk, _f, arr
+from ._shared import RNG, _bk, _f, arr, fl, gap
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {
@@ -30,9 +35,6 @@ JUSTIFY: dict[str, str] = {
         "proof",
     "PLGA.Variants.AttnRes.group_partition_pos":
         "a nonempty group has positive partition function; order helper",
-    "PLGA.Variants.AttnRes.exp_gLse":
-        "e^{L_G} = Σ_{i∈G} e^{s_i} for any shift c; lemma of two_phase_merge_eq_one_pass (whose "
-        "merged h and L are checked by attnres_two_phase_merge)",
     "PLGA.Variants.AttnRes.ar_fsum_split":
         "a sum splits into the parts over a group and its complement; index bookkeeping",
     "PLGA.Variants.AttnRes.merge_algebra":
@@ -248,3 +250,177 @@ def attnres_zero_candidate_changes_weights(ex, backend, dps):
                     ("zero_candidate_lowers_weights: no old weight rises", rise, bnd),
                     ("the weights change (witness)", float(met and not change > bnd),
                      0.0)], met=met)
+
+
+# ============================================================================ spec evaluator
+@st.composite
+def attnres_generic(draw):
+    """Generic AttnRes inputs: N ∈ [2, 7] candidates of width d ∈ [2, 5] (rows of sizes
+    e^{U(−2, 2)}), a query w (scale 0.3, 1 or 3), a generic ε (or the default 1e-6), a random
+    two-group mask and split point, h̃, a gate g ∈ (−2, 2), generic partials (h_A, L_A),
+    (h_B, L_B) with L ∈ (−5, 5), and boundary states H [B+1, d] and [B+1]."""
+    rng = draw(RNG)
+    N, d, B = draw(st.integers(2, 7)), draw(st.integers(2, 5)), draw(st.integers(1, 4))
+    u = rng.uniform
+    mask = rng.random(N) < 0.5
+    if mask.all() or not mask.any():
+        mask[0] = not mask[0]
+    return dict(V=u(-1, 1, (N, d)) * np.exp(u(-2, 2, (N, 1))),
+                w=u(-1, 1, d) * draw(st.sampled_from([0.3, 1.0, 3.0])),
+                eps=draw(st.sampled_from([attnres.EPS, float(u(1e-3, 0.5))])), mask=mask,
+                split=draw(st.integers(1, N - 1)), h=u(-1, 1, d), g=float(u(-2, 2)),
+                hA=u(-1, 1, d), hB=u(-1, 1, d), LA=float(u(-5, 5)), LB=float(u(-5, 5)),
+                H=u(-1, 1, (B + 1, d)), H1=u(-1, 1, B + 1))
+
+
+def _special_ar(**kw):
+    ex = dict(V=np.array([[1.0, 0.0], [0.0, 0.0], [2.0, -1.0]]), w=np.zeros(2), eps=attnres.EPS,
+              mask=np.array([True, False, False]), split=1, h=np.zeros(2), g=0.0,
+              hA=np.ones(2), hB=-np.ones(2), LA=0.0, LB=0.0,
+              H=np.array([[1.0, 0.0], [3.0, 1.0], [6.0, 2.0]]), H1=np.array([1.0, 3.0, 6.0]))
+    ex.update(kw)
+    return ex
+
+
+#: special values, run before the generic draws: a zero query (uniform weights), a zero gate, a
+#: zero-vector candidate, equal log-partitions, the scalar block example 1, 3, 6 (VARIANTS.md);
+#: a single-candidate group with a nonzero query
+AR_EXAMPLES = (_special_ar(), _special_ar(w=np.array([1.0, -2.0]), g=1.0, LA=3.0))
+
+
+def _attnres_bounds(ex):
+    """float64 majorants and indices: (rms, scores, h, α, L) as in the docstrings."""
+    V, w, eps = np.abs(ex["V"]), np.abs(ex["w"]), ex["eps"]
+    d = V.shape[1]
+    rms = V / np.sqrt(eps + np.sum(V * V, axis=1, keepdims=True) / d)
+    sig = float(np.max(rms @ w))
+    N = V.shape[0]
+    return dict(rms=rms, s=rms @ w, h=8 * float(np.max(V)) * (1 + sig + math.log(N)),
+                a=4 * (1 + sig), L=8 * (1 + sig + math.log(N)), D=2 * N + 2 * d + 16)
+
+
+@prop(theorems=["PLGA.Variants.AttnRes.depthRead_shift", "PLGA.Variants.AttnRes.exp_gLse"],
+      paper="AttnRes §4: RMSNorm keys, scores wᵀk_i, softmax read-out, Delta AttnRes inputs, "
+            "Delta Block differences",
+      strategy=attnres_generic, examples=AR_EXAMPLES)
+def attnres_readout_matches_spec(ex, backend, dps):
+    """pyref's one-pass AttnRes functions against the evaluator (``AttnRes.lean``) on generic
+    inputs: ``rms_norm`` (rows of V, one vector, a [1, N, d] stack) = ``rmsNorm``;
+    ``depth_scores`` = ``scores``; ``depth_attention`` (h, α) = (``attnRes``, ``dwts`` of the
+    scores), pyref max-shifted, the evaluator unshifted (``depthRead_shift``), also with the
+    default ε; ``depth_attention_partial`` (h, L) = (``attnRes``, ``gLse`` with shift 0 over
+    all candidates; pyref shifts by the max: ``exp_gLse``, L independent of the shift);
+    ``delta_attnres_input`` = ``deltaInput`` (w = 0 as an explicit example);
+    ``gated_attnres_input`` = ``gatedInput g (attnRes …) h̃``;
+    ``block_differences`` ([B+1, d] and [B+1]) = Δ_b = h̃_{τ_{b+1}} − h̃_{τ_b}. Bounds (float64):
+    RMSNorm entries relative γ_{d+5} (squares summed, /d, + ε, decimal ε, √, quotient); scores
+    index 2d + 6 on |w|ᵀ|k_i|; h, α, L within the majorants derived at
+    ``attnres_two_phase_merge`` / ``attnres_zero_candidate_changes_weights`` (8 max|v|(1 + σ +
+    log N), 4(1 + σ), 8(1 + σ + log N), σ = max|w|ᵀ|k_i|, index 2N + 2d + 16); the inputs add
+    |h̃| (and |g|·h's majorant); a block difference is one rounding."""
+    e = ex
+    V, w, eps, h, g = e["V"], e["w"], e["eps"], e["h"], e["g"]
+    got = dict(rms=attnres.rms_norm(V, eps, backend=backend, dps=dps),
+               rms1=attnres.rms_norm(V[0], eps, backend=backend, dps=dps),
+               rms3=attnres.rms_norm(V[None], eps, backend=backend, dps=dps),
+               s=attnres.depth_scores(w, V, eps, backend=backend, dps=dps),
+               delta=attnres.delta_attnres_input(h, w, V, eps, backend=backend, dps=dps),
+               gated=attnres.gated_attnres_input(h, w, V, g, eps, backend=backend, dps=dps),
+               bd=attnres.block_differences(e["H"], backend=backend, dps=dps),
+               bd1=attnres.block_differences(e["H1"], backend=backend, dps=dps))
+    got["h"], got["a"] = attnres.depth_attention(w, V, eps, backend=backend, dps=dps)
+    got["h0"], _ = attnres.depth_attention(w, V, backend=backend, dps=dps)
+    got["hp"], got["L"] = attnres.depth_attention_partial(w, V, eps, backend=backend, dps=dps)
+    with mpmath.workdps(dps):
+        Vm, wm, em, hm = mat(V), mat(w), const(eps), mat(h)
+        s = SD.scores(em, wm, Vm)
+        r = SD.attnRes(em, wm, Vm)
+        ref = dict(rms=[SD.rmsNorm(em, v) for v in Vm], s=s, h=r, a=SD.dwts(s),
+                   h0=SD.attnRes(const(attnres.EPS), wm, Vm),
+                   L=SD.gLse(s, [True] * len(s), mpmath.mpf(0)),
+                   delta=SD.deltaInput(em, wm, Vm, hm), gated=SD.gatedInput(mat(g), r, hm),
+                   bd=SD.blockDifferences(mat(e["H"])), bd1=SD.blockDifferences(mat(e["H1"])))
+    T = _attnres_bounds(e)
+    if eps > attnres.EPS:          # the default ε gives the larger keys: majorant of h0
+        T0 = _attnres_bounds(dict(e, eps=attnres.EPS))["h"]
+    else:
+        T0 = T["h"]
+    D, d = T["D"], V.shape[1]
+    chk = Checks()
+    chk.le("rms_norm = rmsNorm (rows)", gap(got["rms"], ref["rms"]),
+           bound(backend, d + 5, T["rms"]))
+    chk.le("rms_norm = rmsNorm (one vector)", gap(got["rms1"], ref["rms"][0]),
+           bound(backend, d + 5, T["rms"][0]))
+    chk.le("rms_norm = rmsNorm ([1, N, d])", gap(got["rms3"], [ref["rms"]]),
+           bound(backend, d + 5, T["rms"]))
+    chk.le("depth_scores = scores", gap(got["s"], ref["s"]), bound(backend, 2 * d + 6, T["s"]))
+    chk.le("depthRead_shift: depth_attention h = attnRes", gap(got["h"], ref["h"]),
+           bound(backend, D, T["h"]))
+    chk.le("depth_attention α = dwts", gap(got["a"], ref["a"]), bound(backend, D, T["a"]))
+    chk.le("depth_attention (default ε) h = attnRes", gap(got["h0"], ref["h0"]),
+           bound(backend, D, T0))
+    chk.le("depth_attention_partial h = attnRes", gap(got["hp"], ref["h"]),
+           bound(backend, D, T["h"]))
+    chk.le("exp_gLse: depth_attention_partial L = gLse (shift 0)", gap(got["L"], ref["L"]),
+           bound(backend, D, T["L"]))
+    chk.le("delta_attnres_input = deltaInput", gap(got["delta"], ref["delta"]),
+           bound(backend, D, np.abs(h) + T["h"]))
+    chk.le("gated_attnres_input = gatedInput", gap(got["gated"], ref["gated"]),
+           bound(backend, D, np.abs(h) + abs(g) * T["h"]))
+    for k, H in (("bd", e["H"]), ("bd1", e["H1"])):
+        chk.le(f"block_differences ({H.ndim}-d) = Δ_b", gap(got[k], ref[k]),
+               bound(backend, 1, np.abs(H[1:]) + np.abs(H[:-1])))
+    return chk.outcome()
+
+
+@prop(theorems=["PLGA.Variants.AttnRes.two_phase_merge_eq_one_pass",
+                "PLGA.Variants.AttnRes.exp_gLse"],
+      paper="AttnRes §4: group partials (h_G, L_G), the exact merge, the two-phase evaluation",
+      strategy=attnres_generic, examples=AR_EXAMPLES)
+def attnres_two_phase_matches_spec(ex, backend, dps):
+    """pyref's two-phase AttnRes functions against the evaluator (``AttnRes.lean``) on generic
+    inputs: ``merge_partials`` of generic (h_A, L_A), (h_B, L_B) = (``merge``, L = log(e^{L_A} +
+    e^{L_B})); ``two_phase_depth_attention`` with a random mask and with a split point: h =
+    ``merge (gRead A 0) (gRead B 0) (gLse A 0) (gLse B 0)`` (shift 0; pyref shifts by each
+    group's max: ``exp_gLse``) and = the one-pass ``attnRes`` (``two_phase_merge_eq_one_pass``),
+    L = ``gLse`` over all candidates. Bounds (float64): the merge of generic partials: with
+    Δ = |L_A − L_B|, L has error ≤ u(|L| + Δ + 5) (one rounding of L_A − L_B, exp 2u, the sum,
+    log 2u|log| + the argument's relative error, the final sum), the weights e^{L_G − L} relative
+    error ≤ u(2Δ + |L| + 8), h two more roundings: bound index 8 on 1 + |L| + Δ and index 10 on
+    (|h_A| + |h_B|)(1 + 2Δ + |L|); the two-phase results within the majorants of
+    ``attnres_two_phase_merge`` (8 max|v|(1 + σ + log N), 8(1 + σ + log N), index 2N + 2d + 16)."""
+    e = ex
+    V, w, eps = e["V"], e["w"], e["eps"]
+    N = V.shape[0]
+    hm, Lm = attnres.merge_partials(e["hA"], e["LA"], e["hB"], e["LB"], backend=backend, dps=dps)
+    groups = {"mask": e["mask"], "split": e["split"]}
+    got = {k: attnres.two_phase_depth_attention(w, V, gr, eps, backend=backend, dps=dps)
+           for k, gr in groups.items()}
+    with mpmath.workdps(dps):
+        LA, LB = mat(e["LA"]), mat(e["LB"])
+        ref_m = (SD.merge(mat(e["hA"]), mat(e["hB"]), LA, LB), SD.mergeLse(LA, LB))
+        Vm, wm, em, zero = mat(V), mat(w), const(eps), mpmath.mpf(0)
+        s = SD.scores(em, wm, Vm)
+        one = SD.attnRes(em, wm, Vm)
+        L = SD.gLse(s, [True] * N, zero)
+        ref = {}
+        for k, gr in groups.items():
+            gA = [bool(x) for x in gr] if k == "mask" else [i < gr for i in range(N)]
+            gB = [not x for x in gA]
+            ref[k] = SD.merge(SD.gRead(s, Vm, gA, zero), SD.gRead(s, Vm, gB, zero),
+                              SD.gLse(s, gA, zero), SD.gLse(s, gB, zero))
+    Lf, dL = float(fl(ref_m[1])), abs(e["LA"] - e["LB"])
+    T = _attnres_bounds(e)
+    chk = Checks()
+    chk.le("merge_partials h = merge", gap(hm, ref_m[0]),
+           bound(backend, 10, (np.abs(e["hA"]) + np.abs(e["hB"])) * (1 + 2 * dL + abs(Lf))))
+    chk.le("merge_partials L = log(e^{L_A} + e^{L_B})", gap(Lm, ref_m[1]),
+           bound(backend, 8, 1 + abs(Lf) + dL))
+    for k in groups:
+        h2, L2 = got[k]
+        chk.le(f"two_phase ({k}) h = merge of the groups' gRead/gLse", gap(h2, ref[k]),
+               bound(backend, T["D"], T["h"]))
+        chk.le(f"two_phase_merge_eq_one_pass ({k}): h = attnRes", gap(h2, one),
+               bound(backend, T["D"], T["h"]))
+        chk.le(f"two_phase ({k}) L = gLse over all", gap(L2, L), bound(backend, T["D"], T["L"]))
+    return chk.outcome()

@@ -1,24 +1,26 @@
 """Cross-check properties of ``Formal/Variants/Kla.lean``: ``kla_residual_contraction``,
-``kla_minimum_change``, ``kla_line_search``, ``kla_proximal_equivalence``, ``kla_interference``
-and ``JUSTIFY``.
+``kla_minimum_change``, ``kla_line_search``, ``kla_proximal_equivalence``, ``kla_interference``,
+the comparison with the independent evaluator (:mod:`crosscheck.spec_eval.variants_linear`)
+``kla_token_matches_spec``, and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.variants`."""
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
 from pyref.variants import deltanet, kla
 
-from ...registry import Outcome, combine, prop
+from ...registry import Checks, Outcome, combine, prop
+from ...spec_eval import variants_linear as SL
+from ...spec_eval._scalar import const, mat
 from .._arith import bound, conv, ctx, maxabs
-from ._shared import ALPHA, EPS, ETA, STATE_SCALE, _bk, _f, arr
+from ._shared import ALPHA, EPS, ETA, RNG, STATE_SCALE, _bk, _f, arr, gap
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {
-    "PLGA.Variants.Kla.write_apply":
-        "definitional unfolding of the write S̃ + β k eᵀ entrywise; nothing to measure",
     "PLGA.Variants.Kla.sqNorm_expand":
         "‖d e + t w‖² expanded as a quadratic in (d, t); sum-algebra helper of sqLoss_expand / "
         "sqLoss_line",
@@ -82,7 +84,12 @@ def _key_ok(ex):
                 "PLGA.Variants.Kla.kla_factor_lt_one", "PLGA.Variants.Kla.kla_residual_eps_zero",
                 "PLGA.Variants.Kla.kla_step_is_gdn_step"],
       paper="KLA §2: residual contraction e⁺ = (1 − η‖k‖²/(‖k‖²+ε)) e",
-      strategy=kla_token)
+      strategy=kla_token, examples=(
+          # special values: α = 0 (the state wiped), α = 1 with η = 1, ε = 0 (the projection)
+          dict(S=np.array([[1.0, 2.0], [-0.5, 0.25]]), k=np.array([1.0, -2.0]),
+               v=np.array([0.5, 1.0]), alpha=0.0, eta=0.5, eps=0.25),
+          dict(S=np.array([[1.0, 2.0], [-0.5, 0.25]]), k=np.array([1.0, -2.0]),
+               v=np.array([0.5, 1.0]), alpha=1.0, eta=1.0, eps=0.0)))
 def kla_residual_contraction(ex, backend, dps):
     """Re-reading the key after pyref's ``kla_step`` leaves the residual e⁺ = v − S_newᵀk equal to
     f·e with e = v − S̃ᵀk (S̃ = αS, the base point) and f = 1 − η‖k‖²/(‖k‖²+ε), and f ∈ [0, 1)
@@ -308,3 +315,117 @@ def kla_interference(ex, backend, dps):
     k2a = np.abs(ex["k2"])
     T = 2 * (ex["alpha"] * np.abs(ex["S"])).T @ k2a + 3 * bf * (np.abs(ex["k"]) @ k2a) * _kla_E(ex)
     return Outcome(dev, bound(backend, 3 * len(ex["k"]) + 16, T))
+
+
+# ============================================================================ spec evaluator
+@st.composite
+def kla_generic_token(draw):
+    """One KLA token with generic entries (d_k, d_v ∈ [2, 4], d_k = d_v included so a
+    transposed outer product is a value change, not a shape error), α ∈ (0.05, 0.95),
+    η ∈ (0.05, 1), a generic ε (or the default 1e-6), a line-search step τ ∈ (−1, 3), and a
+    key batch K [T, d_k] with gates η [T] for the batched ``kaczmarz_beta``."""
+    rng = draw(RNG)
+    dk, dv, T = draw(st.integers(2, 4)), draw(st.integers(2, 4)), draw(st.integers(1, 4))
+    s = draw(st.sampled_from([0.1, 1.0, 10.0]))
+    u = rng.uniform
+    return dict(S=u(-1, 1, (dk, dv)) * s, k=u(-1, 1, dk) * draw(st.sampled_from([0.3, 1.0, 3.0])),
+                v=u(-1, 1, dv) * s, q=u(-1, 1, dk), alpha=float(u(0.05, 0.95)),
+                eta=float(u(0.05, 1.0)), tau=float(u(-1.0, 3.0)),
+                eps=draw(st.sampled_from([kla.EPS, float(u(0.01, 0.5))])),
+                K=u(-1, 1, (T, dk)), etas=u(0.05, 1.0, T))
+
+
+def _token_ref(ex):
+    """The evaluator's values for one KLA token (at 50 digits)."""
+    S, k, v, q, K = (mat(ex[n]) for n in ("S", "k", "v", "q", "K"))
+    a, eta, tau, etas = mat(ex["alpha"]), mat(ex["eta"]), mat(ex["tau"]), mat(ex["etas"])
+    eps, eps0 = const(ex["eps"]), const(kla.EPS)
+    beta = SL.klaBeta(eta, eps, k)
+    gdn = SL.Token([a] * len(k), beta, k, v, q)
+    return dict(beta=beta, betas=[SL.klaBeta(etas[t], eps, K[t]) for t in range(len(K))],
+                betas_scalar=[SL.klaBeta(eta, eps, K[t]) for t in range(len(K))],
+                write=SL.write(S, tau, k, v), res=SL.residual(S, k, v),
+                step=SL.klaStep(a, eta, eps, k, v, S), gdn=SL.step(gdn, S),
+                step_default=SL.klaStep(a, eta, eps0, k, v, S), out=SL.klaReadout(S, q))
+
+
+def _token_majorants(ex):
+    """float64 majorants (|inputs|, − → +) of the token's results: β (positive terms: itself),
+    the write at step τ, the KLA step, the read-out."""
+    S, k, v, q = (np.abs(ex[n]) for n in ("S", "k", "v", "q"))
+    a, eps = ex["alpha"], ex["eps"]
+    beta = ex["eta"] / (k @ k + min(eps, kla.EPS))
+    Sa = a * S
+    return dict(beta=beta, betas=ex["etas"] / (np.sum(ex["K"] ** 2, axis=1) + eps),
+                betas_scalar=ex["eta"] / (np.sum(ex["K"] ** 2, axis=1) + eps),
+                write=S + abs(ex["tau"]) * np.outer(k, v + S.T @ k), res=v + S.T @ k,
+                step=Sa + beta * np.outer(k, v + Sa.T @ k), out=S.T @ q / np.sqrt(q @ q))
+
+
+def _special_token(**kw):
+    ex = dict(S=np.array([[0.5, -1.0], [2.0, 0.25]]), k=np.array([1.0, -2.0]),
+              v=np.array([0.75, -0.5]), q=np.array([0.0, 3.0]), alpha=0.5, eta=1.0, tau=0.0,
+              eps=0.0, K=np.array([[1.0, 2.0], [-1.0, 0.5]]), etas=np.array([1.0, 0.5]))
+    ex.update(kw)
+    return ex
+
+
+#: special values, run before the generic draws: η = 1, ε = 0 (the projection); α = 0 (the
+#: state is wiped); α = 1 (no decay); a zero key (β = η/ε, no write)
+TOKEN_EXAMPLES = (_special_token(), _special_token(alpha=0.0, tau=1.0, eps=0.25),
+                  _special_token(alpha=1.0, eta=0.5, eps=1e-6),
+                  _special_token(k=np.zeros(2), eps=0.25, K=np.array([[0.0, 0.0], [1.0, 1.0]])))
+
+
+@prop(theorems=["PLGA.Variants.Kla.write_apply", "PLGA.Variants.Kla.kla_step_is_gdn_step"],
+      paper="KLA §2: β = η/(‖k‖² + ε), the write S̃ + β k eᵀ, the step, the read-out Sᵀq/‖q‖",
+      strategy=kla_generic_token, examples=TOKEN_EXAMPLES)
+def kla_token_matches_spec(ex, backend, dps):
+    """Every KLA token function of pyref against the independent evaluator
+    (:mod:`crosscheck.spec_eval.variants_linear`, written from ``Kla.lean``) on generic inputs:
+    ``kaczmarz_beta`` (one key; a key batch with per-token and with a broadcast η) = ``klaBeta``;
+    ``delta_write`` at an arbitrary step τ returns (``write S τ k v``, ``residual S k v``)
+    (``write_apply``); ``kla_step`` = ``klaStep`` and = ``DeltaNet.step`` of the token with the
+    scalar gate α𝟙 and β = ``klaBeta`` (both sides of ``kla_step_is_gdn_step``), also with the
+    default ε (VARIANTS.md: 1e-6); ``kla_readout`` = ``readout S (q/‖q‖)``.
+    Bounds (float64, a-priori, Higham §3): β has relative error ≤ γ_{d_k+3} (d_k squares summed,
+    + ε, the decimal-vs-binary ε, one division); the residual v − Sᵀk index d_k + 1 on
+    |v| + |S|ᵀ|k|; the write S + (τk)eᵀ index d_k + 4 on |S| + |τ||k|(|v| + |S|ᵀ|k|)ᵀ; the
+    step (S̃ = αS, e index d_k + 2, βk index d_k + 4, product and sum) index 2d_k + 8 on
+    α|S| + β|k|(|v| + α|S|ᵀ|k|)ᵀ (β with the smaller ε is the larger); the read-out
+    (Sᵀq index d_k, ‖q‖ index d_k + 1, quotient) index 2d_k + 2 on |S|ᵀ|q|/‖q‖. The evaluator
+    runs at 50 digits (its error is far below γ_1); ``bound`` doubles γ."""
+    k, dk = ex["k"], len(ex["k"])
+    got = dict(beta=kla.kaczmarz_beta(k, ex["eta"], ex["eps"], backend=backend, dps=dps),
+               betas=kla.kaczmarz_beta(ex["K"], ex["etas"], ex["eps"], backend=backend, dps=dps),
+               betas_scalar=kla.kaczmarz_beta(ex["K"], ex["eta"], ex["eps"], backend=backend,
+                                              dps=dps),
+               step=kla.kla_step(ex["S"], k, ex["v"], ex["alpha"], ex["eta"], ex["eps"],
+                                 backend=backend, dps=dps),
+               step_default=kla.kla_step(ex["S"], k, ex["v"], ex["alpha"], ex["eta"],
+                                         backend=backend, dps=dps),
+               out=kla.kla_readout(ex["S"], ex["q"], backend=backend, dps=dps))
+    got["write"], got["res"] = kla.delta_write(ex["S"], k, ex["v"], ex["tau"], backend=backend,
+                                               dps=dps)
+    with mpmath.workdps(dps):
+        ref = _token_ref(ex)
+    T = _token_majorants(ex)
+    chk = Checks()
+    chk.le("kaczmarz_beta = klaBeta", gap(got["beta"], ref["beta"]),
+           bound(backend, dk + 3, T["beta"]))
+    for name in ("betas", "betas_scalar"):
+        chk.le(f"kaczmarz_beta (batch, {name}) = klaBeta per row", gap(got[name], ref[name]),
+               bound(backend, dk + 3, T[name]))
+    chk.le("delta_write S = write_apply", gap(got["write"], ref["write"]),
+           bound(backend, dk + 4, T["write"]))
+    chk.le("delta_write e = residual", gap(got["res"], ref["res"]),
+           bound(backend, dk + 1, T["res"]))
+    chk.le("kla_step = klaStep", gap(got["step"], ref["step"]),
+           bound(backend, 2 * dk + 8, T["step"]))
+    chk.le("kla_step_is_gdn_step: kla_step = DeltaNet.step", gap(got["step"], ref["gdn"]),
+           bound(backend, 2 * dk + 8, T["step"]))
+    chk.le("kla_step (default ε = 1e-6) = klaStep", gap(got["step_default"], ref["step_default"]),
+           bound(backend, 2 * dk + 8, T["step"]))
+    chk.le("kla_readout = readout S (q/‖q‖)", gap(got["out"], ref["out"]),
+           bound(backend, 2 * dk + 2, T["out"]))
+    return chk.outcome()

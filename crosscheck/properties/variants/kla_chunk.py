@@ -1,18 +1,22 @@
-"""Cross-check properties of ``Formal/Variants/KlaChunk.lean``: ``kla_chunkwise_equals_recurrence``
-and ``JUSTIFY``.
+"""Cross-check properties of ``Formal/Variants/KlaChunk.lean``: ``kla_chunkwise_equals_recurrence``,
+the comparisons with the independent evaluator (:mod:`crosscheck.spec_eval.variants_linear`)
+``kla_recurrence_matches_spec`` and ``kla_chunk_matches_spec``, and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.variants`."""
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
 from pyref.variants import kla
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import variants_linear as SL
+from ...spec_eval._scalar import const, fsum, mat, matmul
 from .._arith import bound, conv, ctx, maxabs
-from ._shared import EPS, ETA, SLACK, STATE_SCALE, _nonzero_rows, arr
+from ._shared import EPS, ETA, RNG, SLACK, STATE_SCALE, _nonzero_rows, arr, gap
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {
@@ -34,16 +38,10 @@ JUSTIFY: dict[str, str] = {
         "a prefix sum of a term masked beyond m equals the sum up to m; index bookkeeping",
     "PLGA.Variants.KlaChunk.fsum_masked_eq_nsum":
         "a Fin C sum of a prefix-masked term is the prefix sum; index bookkeeping",
-    "PLGA.Variants.KlaChunk.state_succ_apply":
-        "one recurrence step written entrywise as α S + k uᵀ; definitional unfolding of "
-        "DeltaNet.step with a scalar gate",
     "PLGA.Variants.KlaChunk.kc_readout_apply_left":
         "the read-out Sᵀp as Σ_x p_x S_x; reordering of a product in a sum",
     "PLGA.Variants.KlaChunk.readout_smul":
         "(aS)ᵀp = a Sᵀp; linearity helper",
-    "PLGA.Variants.KlaChunk.state_unroll":
-        "unrolled recurrence S_t = γ_t S₀ + Σ_j (γ_t/γ_{j+1}) k_j u_jᵀ; lemma whose t = C form is "
-        "chunk_state_eq_recurrence (checked by kla_chunkwise_equals_recurrence)",
     "PLGA.Variants.KlaChunk.readout_unrolled":
         "read-out of the unrolled form; sum-algebra step of chunk_output_eq_recurrence",
     "PLGA.Variants.KlaChunk.wvec_row":
@@ -66,7 +64,9 @@ JUSTIFY: dict[str, str] = {
 }
 
 
-ALPHA_POS = st.one_of(st.just(1.0), st.floats(0.05, 1.0, width=64))
+#: generic decays in (0, 1): every γ_i ≠ 0 (α = 1 runs as an explicit example of
+#: kla_chunk_matches_spec)
+ALPHA_POS = st.floats(0.05, 0.98, width=64)
 
 
 @st.composite
@@ -168,3 +168,164 @@ def kla_chunkwise_equals_recurrence(ex, backend, dps):
          SLACK * bound(backend, D, np.maximum(Sa1, Sa2))),
         ("recurrence_solves_system: first-chunk U", dev_u,
          SLACK * bound(backend, D, np.maximum(Ua1[:C], Ua2)))])
+
+
+# ============================================================================ spec evaluator
+@st.composite
+def kla_generic_sequences(draw):
+    """A generic KLA sequence: T ∈ [2, 7], d_k, d_v ∈ [2, 4], generic keys, values, queries and
+    start state, per-token α ∈ (0.3, 0.98) (every γ_i ≠ 0) and η ∈ (0.05, 1), a generic ε (or
+    1e-6), and a chunk size C ∈ [1, T + 1]."""
+    rng = draw(RNG)
+    T, dk, dv = draw(st.integers(2, 7)), draw(st.integers(2, 4)), draw(st.integers(2, 4))
+    s = draw(st.sampled_from([0.1, 1.0, 10.0]))
+    u = rng.uniform
+    return dict(S0=u(-1, 1, (dk, dv)) * s, K=u(-1, 1, (T, dk)) * draw(st.sampled_from([0.5, 2.0])),
+                V=u(-1, 1, (T, dv)) * s, Q=u(-1, 1, (T, dk)), alpha=u(0.3, 0.98, T),
+                eta=u(0.05, 1.0, T), eps=draw(st.sampled_from([kla.EPS, float(u(0.01, 0.5))])),
+                C=draw(st.integers(1, T + 1)))
+
+
+def _stream(ex):
+    """The evaluator's ``Stream`` of the KLA sequence (β_t = klaBeta, normalized queries) and
+    its start state (inside ``mpmath.workdps``)."""
+    K, V, Q, a, eta = (mat(ex[n]) for n in ("K", "V", "Q", "alpha", "eta"))
+    return SL.klaStream(K, V, Q, a, eta, const(ex["eps"])), mat(ex["S0"])
+
+
+def _unrolled(s, S0, t, W):
+    """The right side of ``state_unroll``: cum t · S₀ + Σ_{j<t} (cum t/cum (j+1)) k_j u_jᵀ (u_j
+    = ``wvec``, given as ``W``), assembled from the evaluator's ``cum``."""
+    ct = SL.cum(s, t)
+    return [[ct * S0[x][y] + fsum(ct / SL.cum(s, j + 1) * (s.k[j][x] * W[j][y]) for j in range(t))
+             for y in range(len(S0[0]))] for x in range(len(S0))]
+
+
+def _abs_kla_states(S0, K, V, Qn, alpha, beta):
+    """f_abs of the token loop per token: (states_abs [T, d_k, d_v], O_abs [T, d_v])."""
+    S, states, out = np.abs(S0), [], []
+    for t in range(K.shape[0]):
+        ka, St = np.abs(K[t]), alpha[t] * S
+        S = St + beta[t] * np.outer(ka, np.abs(V[t]) + St.T @ ka)
+        states.append(S)
+        out.append(S.T @ np.abs(Qn[t]))
+    return np.array(states), np.array(out)
+
+
+def _floats(ex):
+    """(β [T], normalized queries) in float64, for the majorants (relative error < 1e-12)."""
+    beta = ex["eta"] / (np.sum(ex["K"] ** 2, axis=1) + ex["eps"])
+    return beta, ex["Q"] / np.linalg.norm(ex["Q"], axis=1, keepdims=True)
+
+
+def _special_seq(**kw):
+    T, dk, dv = 3, 2, 2
+    ex = dict(S0=np.array([[1.0, -0.5], [0.25, 2.0]]), K=np.array([[1.0, 0.0], [1.0, 1.0],
+                                                                     [0.0, -2.0]]),
+              V=np.array([[0.5, 1.0], [-1.0, 0.0], [2.0, 0.5]]), Q=np.ones((T, dk)),
+              alpha=np.ones(T), eta=np.ones(T), eps=0.0, C=1)
+    ex.update(kw)
+    assert ex["S0"].shape == (dk, dv)
+    return ex
+
+
+#: special values, run before the generic draws: no decay (α = 1), η = 1, ε = 0, chunks of one
+#: token; one chunk for the whole sequence; a chunk size beyond T
+SEQ_EXAMPLES = (_special_seq(), _special_seq(C=3, alpha=np.array([0.5, 1.0, 0.25])),
+                _special_seq(C=5, eta=np.full(3, 0.5), eps=1e-6))
+
+
+@prop(theorems=["PLGA.Variants.KlaChunk.state_succ_apply", "PLGA.Variants.KlaChunk.state_unroll"],
+      paper="KLA §2: the token recurrence S_t = α_t S_{t−1} + k_t u_tᵀ and o_t = S_tᵀq_t/‖q_t‖",
+      strategy=kla_generic_sequences, examples=SEQ_EXAMPLES)
+def kla_recurrence_matches_spec(ex, backend, dps):
+    """pyref's ``kla_recurrent`` (with and without ``return_states``) against the evaluator's
+    KLA ``Stream`` (``KlaChunk.state``: ``state (t+1) = DeltaNet.step (s.tok t) (state t)``,
+    β_t = ``klaBeta``, read-out with q_t/‖q_t‖) on generic sequences: every state S_t
+    (``state_succ_apply``), every output, the final state; and every pyref state against the
+    unrolled form cum t · S₀ + Σ_{j<t} (cum t/cum(j+1)) k_j u_jᵀ assembled from the evaluator's
+    ``cum`` and ``wvec`` (``state_unroll``, all γ_i ≠ 0 here). Bound: γ_D × the loop's majorant
+    per state and output (:func:`_abs_kla_states`), D = T(2d_k + 8) + 2d_k + 2 (each token adds
+    ≤ 2d_k + 8 to the state's index: decay 1, S̃ᵀk d_k, subtraction 1, βk d_k + 4, product and
+    sum 2; the read-out 2d_k + 2)."""
+    e = ex
+    args = (e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"], e["eps"])
+    Ot, S, states = kla.kla_recurrent(*args, return_states=True, backend=backend, dps=dps)
+    O2, S2 = kla.kla_recurrent(*args, backend=backend, dps=dps)
+    T, dk = e["K"].shape
+    with mpmath.workdps(dps):
+        s, S0 = _stream(e)
+        St = [SL.state(s, S0, t) for t in range(T + 1)]
+        W = [SL.wvec(s, S0, t) for t in range(T)]
+        ref_o = [SL.readout(St[t + 1], s.q[t]) for t in range(T)]
+        unrolled = [_unrolled(s, S0, t + 1, W) for t in range(T)]
+    beta, Qn = _floats(e)
+    Sa, Oa = _abs_kla_states(e["S0"], e["K"], e["V"], Qn, e["alpha"], beta)
+    D = T * (2 * dk + 8) + 2 * dk + 2
+    chk = Checks()
+    for t in range(T):
+        bt = SLACK * bound(backend, D, Sa[t])
+        chk.le(f"state_succ_apply: S_{t + 1} = state", gap(states[t], St[t + 1]), bt)
+        chk.le(f"state_unroll: S_{t + 1} = unrolled form", gap(states[t], unrolled[t]), bt)
+    chk.le("outputs o_t = readout S_t q̂_t", gap(Ot, ref_o), SLACK * bound(backend, D, Oa))
+    chk.le("final state = state T", gap(S, St[T]), SLACK * bound(backend, D, Sa[-1]))
+    chk.le("return_states=False: same (O, S_T)", gap(O2, ref_o) + gap(S2, St[T]),
+           SLACK * bound(backend, D, np.concatenate([Oa.ravel(), Sa[-1].ravel()])))
+    return chk.outcome()
+
+
+@prop(theorems=["PLGA.Variants.KlaChunk.recurrence_solves_system",
+                "PLGA.Variants.KlaChunk.system_solution_unique",
+                "PLGA.Variants.KlaChunk.chunk_output_eq_recurrence",
+                "PLGA.Variants.KlaChunk.chunk_state_eq_recurrence"],
+      paper="KLA §2: chunkwise form against the Lean chunk matrices and the recurrence",
+      strategy=kla_generic_sequences, examples=SEQ_EXAMPLES)
+def kla_chunk_matches_spec(ex, backend, dps):
+    """pyref's ``kla_chunk`` on the first C tokens (all three results) and ``kla_chunkwise``
+    (chunks of C) against the evaluator (``KlaChunk.lean``) on generic sequences: U = ``Urec``
+    (the recurrence's write vectors: ``system_solution_unique``), and pyref's U solves the
+    evaluator's system, ``sysMat`` U − ``sysRhs`` = 0 (``recurrence_solves_system``); O =
+    ``outMat S₀ Urec`` and = the recurrence outputs ``readout (state (i+1)) q̂_i``
+    (``chunk_output_eq_recurrence``); S_out = ``stateOut S₀ Urec`` = ``state C``
+    (``chunk_state_eq_recurrence``); ``kla_chunkwise``'s outputs and final state = the
+    recurrence's over the whole sequence. Bound: γ_D × the chunkwise program's majorant
+    (``_abs_kla_chunkwise``), D = T(2d_k + 3C + 12) + 2d_k + 3C + 10 (derived at
+    ``kla_chunkwise_equals_recurrence``); the system residual of pyref's U is
+    sysMat(Û − U), majorant |sysMat| U_abs with |sysMat| ≤ I + B|A⁻||K||K|ᵀ."""
+    e = ex
+    T, dk = e["K"].shape
+    C = min(e["C"], T)
+    sl = slice(0, C)
+    Oc, Sc, Uc = kla.kla_chunk(e["S0"], e["K"][sl], e["V"][sl], e["Q"][sl], e["alpha"][sl],
+                               e["eta"][sl], e["eps"], backend=backend, dps=dps)
+    Ow, Sw = kla.kla_chunkwise(e["S0"], e["K"], e["V"], e["Q"], e["alpha"], e["eta"], e["eps"],
+                               chunk_size=e["C"], backend=backend, dps=dps)
+    with mpmath.workdps(dps):
+        s, S0 = _stream(e)
+        U = SL.Urec(s, C, S0)
+        resid = SL.sub(matmul(SL.sysMat(s, C), mat(Uc)), SL.sysRhs(s, C, S0))
+        zero = [[mpmath.mpf(0)] * len(r) for r in resid]
+        St = [SL.state(s, S0, t) for t in range(T + 1)]
+        rec_o = [SL.readout(St[t + 1], s.q[t]) for t in range(T)]
+        ref = dict(out=SL.outMat(s, C, S0, U), sout=SL.stateOut(s, C, S0, U))
+    beta, Qn = _floats(e)
+    Oa, Sa, Ua = _abs_kla_chunkwise(e["S0"], e["K"][sl], e["V"][sl], Qn[sl], e["alpha"][sl],
+                                    beta[sl], C)
+    Owa, Swa, _ = _abs_kla_chunkwise(e["S0"], e["K"], e["V"], Qn, e["alpha"], beta, C)
+    g = np.cumprod(e["alpha"][sl])
+    Ka = np.abs(e["K"][sl])
+    Mabs = np.eye(C) + beta[sl][:, None] * np.tril(g[:, None] / g[None, :], -1) * (Ka @ Ka.T)
+    D = T * (2 * dk + 3 * C + 12) + 2 * dk + 3 * C + 10
+    chk = Checks()
+    chk.le("system_solution_unique: U = Urec", gap(Uc, U), SLACK * bound(backend, D, Ua))
+    chk.le("recurrence_solves_system: sysMat U = sysRhs", gap(resid, zero),
+           SLACK * bound(backend, D, Mabs @ Ua))
+    chk.le("O = outMat S₀ Urec", gap(Oc, ref["out"]), SLACK * bound(backend, D, Oa))
+    chk.le("chunk_output_eq_recurrence: O = recurrence outputs", gap(Oc, rec_o[:C]),
+           SLACK * bound(backend, D, Oa))
+    chk.le("S_out = stateOut S₀ Urec", gap(Sc, ref["sout"]), SLACK * bound(backend, D, Sa))
+    chk.le("chunk_state_eq_recurrence: S_out = state C", gap(Sc, St[C]),
+           SLACK * bound(backend, D, Sa))
+    chk.le("kla_chunkwise outputs = recurrence", gap(Ow, rec_o), SLACK * bound(backend, D, Owa))
+    chk.le("kla_chunkwise final state = state T", gap(Sw, St[T]), SLACK * bound(backend, D, Swa))
+    return chk.outcome()

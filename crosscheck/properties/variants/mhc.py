@@ -1,6 +1,8 @@
 """Cross-check properties of ``Formal/Variants/Mhc.lean``: ``mhc_doubly_stochastic_nonexpansive``,
 ``mhc_products_doubly_stochastic``, ``mhc_sinkhorn_column_step``, ``mhc_sinkhorn_iterates``,
-``mhc_transfer_can_amplify`` and ``JUSTIFY``.
+``mhc_transfer_can_amplify``, the comparisons with the independent evaluator
+(:mod:`crosscheck.spec_eval.variants_depth`) ``mhc_sinkhorn_matches_spec`` and
+``mhc_transfer_matches_spec``, and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.variants`."""
 
@@ -16,9 +18,11 @@ from hypothesis import strategies as st
 from pyref.backend import to_float64
 from pyref.variants import mhc
 
-from ...registry import combine, prop
+from ...registry import Checks, combine, prop
+from ...spec_eval import variants_depth as SD
+from ...spec_eval._scalar import fsum, mat
 from .._arith import U64, bound, conv, ctx, maxabs, mp_bound
-from ._shared import SLACK, _bk, _f, arr
+from ._shared import RNG, SLACK, _bk, _f, arr, fl, gap
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {
@@ -182,6 +186,22 @@ def mhc_sinkhorn_column_step(ex, backend, dps):
                     ("colStep_colSum: sinkhorn ending with the column step", dev_b, bnd)])
 
 
+def _rho(steps, n, rho0, backend):
+    """Entrywise relative error after ``steps`` Sinkhorn steps on positive entries (float64):
+    ρ ← (1 + ρ)(1 + u)/((1 − ρ)(1 − γ_{n−1})) − 1 (numerator ρ; the sum of n positive terms
+    with relative errors ρ has relative error ≤ (1 ± ρ)(1 ± γ_{n−1}); one division), from
+    ρ₀; evaluated at 40 digits (in float64, 1 + u rounds to 1 and the bound would lose the
+    very roundings it counts); mp: ``mp_bound(1)``."""
+    if backend != "float64":
+        return mp_bound(1.0)
+    with mpmath.workdps(40):
+        u = mpmath.mpf(U64)
+        rho, g = mpmath.mpf(rho0), (n - 1) * u / (1 - (n - 1) * u)
+        for _ in range(steps):
+            rho = (1 + rho) * (1 + u) / ((1 - rho) * (1 - g)) - 1
+        return SLACK * float(rho)
+
+
 def _frac(x):
     """Exact rational value of a float64 or mpf."""
     if isinstance(x, mpmath.mpf):
@@ -243,16 +263,9 @@ def mhc_sinkhorn_iterates(ex, backend, dps):
     for order in mhc.ORDERS:
         res[order] = mhc.sinkhorn_iterate(M, iters, order, backend=backend, dps=dps)
         exact[order] = _exact_sinkhorn(M, iters, order)
-    with ctx(backend, dps):
-        # unit round-off: 2^-53, or 2^(1-prec) at the mp working precision (correct rounding)
-        u = U64 if backend == "float64" else 2.0 ** (1 - mpmath.mp.prec)
-    gam = (n - 1) * u / (1 - (n - 1) * u)
-    rho = 0.0
-    for _ in range(2 * iters):
-        rho = (1 + rho) * (1 + u) / ((1 - rho) * (1 - gam)) - 1
     rel = max(abs(_frac(res[o][i, j]) / exact[o][i][j] - 1)
               for o in mhc.ORDERS for i in range(n) for j in range(n))
-    bnd = SLACK * rho if backend == "float64" else max(rho, mp_bound(1.0))
+    bnd = _rho(2 * iters, n, 0.0, backend)   # mp: 1e-40 ≫ the 2·3 steps' 2^(1−prec) roundings
     gap_exact = max(abs(exact["row-first"][i][j] - exact["col-first"][i][j]) for i in range(n)
                     for j in range(n))
     met = float(gap_exact) > 1e6 * bnd
@@ -327,3 +340,136 @@ def mhc_transfer_can_amplify(ex, backend, dps):
     return combine([("mhc_transfer = (B + g C A) X", dev, bound(backend, 2 * n + 4, T)),
                     ("mhc_transfer_amplifies: ‖out‖ > (1 + g/2)‖X‖", float(weak), 0.0)],
                    met=bool(met))
+
+
+# ============================================================================ spec evaluator
+def relgap(got, ref, dps=50):
+    """max |got − ref|/ref for a positive evaluator value ``ref`` (∞ on a shape mismatch)."""
+    with mpmath.workdps(dps):
+        g = mat(got)
+        if np.shape(to_float64(np.asarray(got, dtype=object))) != fl(ref).shape:
+            return math.inf
+        return max(abs(a - b) / b for ga, ra in zip(g, ref) for a, b in zip(ga, ra))
+
+
+@st.composite
+def mhc_generic(draw):
+    """Generic mHC inputs: a positive M [n, m] (n, m ∈ [2, 5], entries e^{U(−2, 2)}), logits
+    Z [n, n] (scale 0.5, 2 or 4), rounds r ∈ [1, 3] and an order, a signed B for the defect,
+    and a transfer: X [n, d], a nonnegative (not doubly stochastic) B, A [1, n], C [n, 1] and
+    a nonlinear sub-layer F(u) = (u ⊙ u) W + c with W [d, d], c [1, d]."""
+    rng = draw(RNG)
+    n, m, d = draw(st.integers(2, 5)), draw(st.integers(2, 5)), draw(st.integers(2, 4))
+    u = rng.uniform
+    perms = [rng.permutation(n) for _ in range(3)]
+    Bds = sum(w * np.eye(n)[p] for w, p in zip((0.5, 0.25, 0.25), perms))   # exactly DS
+    return dict(M=np.exp(u(-2, 2, (n, m))), Z=u(-1, 1, (n, n)) * draw(st.sampled_from([0.5, 2, 4])),
+                r=draw(st.integers(1, 3)), order=draw(st.sampled_from(mhc.ORDERS)),
+                Bsig=u(-0.2, 0.6, (n, n)), X=u(-1, 1, (n, d)) * draw(st.sampled_from([0.1, 1, 10])),
+                Bt=u(0, 1, (n, n)), A=u(-1, 1, (1, n)), C=u(-1, 1, (n, 1)), W=u(-1, 1, (d, d)),
+                c=u(-1, 1, (1, d)), Bds=Bds)
+
+
+def _paper_m0(**kw):
+    ex = dict(M=SINK_M0.copy(), Z=np.zeros((2, 2)), r=1, order="row-first",
+              Bsig=np.eye(2), X=np.array([[1.0, -2.0], [0.5, 3.0]]), Bt=np.eye(2),
+              A=np.array([[0.5, 0.5]]), C=np.ones((2, 1)), W=np.eye(2), c=np.zeros((1, 2)),
+              Bds=np.full((2, 2), 0.5))
+    ex.update(kw)
+    return ex
+
+
+#: special values, run before the generic draws: the paper's M⁽⁰⁾ = [[4,1],[1,1]] with one
+#: round, Z = 0 (uniform), no rounds (n_iters = 0 returns M), identity mixing
+MHC_EXAMPLES = (_paper_m0(), _paper_m0(r=0, order="col-first"))
+
+
+@prop(theorems=["PLGA.Variants.Mhc.colStep_colSum", "PLGA.Variants.Mhc.rowStep_rowSum",
+                "PLGA.Variants.Mhc.sinkhorn_round_row_sum"],
+      paper="mHC §3: Sinkhorn row and column steps, rounds from exp(Z), the doubly-stochastic "
+            "defect",
+      strategy=mhc_generic, examples=MHC_EXAMPLES)
+def mhc_sinkhorn_matches_spec(ex, backend, dps):
+    """pyref's Sinkhorn functions against the evaluator (``Mhc.lean``) on generic inputs:
+    ``sinkhorn_row_step`` / ``sinkhorn_col_step`` of a positive M [n, m] = ``rowStep`` /
+    ``colStep``; ``sinkhorn_iterate`` (r rounds, both orders) = r rounds of ``colStep ∘
+    rowStep`` (row-first, the round of ``sinkhorn_round_row_sum``) or ``rowStep ∘ colStep``;
+    ``sinkhorn(Z)`` = the rounds from exp Z; ``doubly_stochastic_defect`` of a signed B = the
+    largest |rowSum − 1| and |colSum − 1| (both fields). Bounds: every Sinkhorn entry is
+    positive, so the comparison is relative, ρ after the steps (:func:`_rho`; ρ₀ = 0 for M,
+    2u for exp Z: numpy's own accuracy tests hold float64 exp to 1 ulp); the defects:
+    |Σ_j B_ij − 1| has error ≤ γ_n (Σ_j |B_ij| + 1)."""
+    e = ex
+    M, Z, r, order = e["M"], e["Z"], e["r"], e["order"]
+    n, m = M.shape
+    got = dict(row=mhc.sinkhorn_row_step(M, backend=backend, dps=dps),
+               col=mhc.sinkhorn_col_step(M, backend=backend, dps=dps),
+               sk=mhc.sinkhorn(Z, r, order, backend=backend, dps=dps))
+    got.update({o: mhc.sinkhorn_iterate(np.exp(Z), r, o, backend=backend, dps=dps)
+                for o in mhc.ORDERS})
+    dr, dc = mhc.doubly_stochastic_defect(e["Bsig"], backend=backend, dps=dps)
+    with mpmath.workdps(dps):
+        Mm = mat(M)
+        E0 = mat(np.exp(Z))                      # the float64 array pyref iterates, exactly
+        ref = dict(row=SD.rowStep(Mm), col=SD.colStep(Mm), sk=SD.sinkhorn(mat(Z), r, order))
+        ref.update({o: SD.sinkhornRounds(E0, r, o) for o in mhc.ORDERS})
+        rr, rc = SD.dsDefect(mat(e["Bsig"]))
+    N = max(n, m, Z.shape[0])
+    chk = Checks()
+    chk.le("sinkhorn_row_step = rowStep (relative)", relgap(got["row"], ref["row"]),
+           _rho(1, N, 0.0, backend))
+    chk.le("sinkhorn_col_step = colStep (relative)", relgap(got["col"], ref["col"]),
+           _rho(1, N, 0.0, backend))
+    for o in mhc.ORDERS:
+        chk.le(f"sinkhorn_iterate ({o}) = rounds of the steps", relgap(got[o], ref[o]),
+               _rho(2 * r, N, 0.0, backend))
+    chk.le(f"sinkhorn(Z) ({order}) = rounds from exp Z", relgap(got["sk"], ref["sk"]),
+           _rho(2 * r, N, 2 * U64, backend))
+    Ta = np.abs(e["Bsig"])
+    chk.le("doubly_stochastic_defect rows", gap(dr, rr),
+           bound(backend, n, np.sum(Ta, axis=1) + 1))
+    chk.le("doubly_stochastic_defect columns", gap(dc, rc),
+           bound(backend, n, np.sum(Ta, axis=0) + 1))
+    return chk.outcome()
+
+
+def _F_np(W, c):
+    """The sub-layer F(u) = (u ⊙ u) W + c on backend arrays [1, d] (for pyref)."""
+    return lambda y: (y * y) @ W + c
+
+
+def _F_list(W, c):
+    """The same F on a list of length d (for the evaluator)."""
+    return lambda y: [fsum(y[j] * y[j] * W[j][k] for j in range(len(y))) + c[k]
+                      for k in range(len(c))]
+
+
+@prop(theorems=["PLGA.Variants.Mhc.mhc_transfer_amplifies"],
+      paper="mHC §3: the layer transfer X ↦ B X + C F(A X)",
+      strategy=mhc_generic, examples=MHC_EXAMPLES)
+def mhc_transfer_matches_spec(ex, backend, dps):
+    """pyref's ``mhc_transfer`` against the evaluator's ``Mhc.transfer`` (the definition of
+    ``mhc_transfer_amplifies``) on generic inputs: a nonnegative B that is not doubly stochastic
+    (no ``ds_tol``), generic signed A, C, X, and a nonlinear F(u) = (u ⊙ u) W + c (so C F(AX)
+    differs from F(CAX) and from every linear rearrangement); and an exactly doubly stochastic
+    B (a dyadic mixture of permutations) with ``ds_tol`` given. Bound (float64): AX index n,
+    u ⊙ u index 2n + 1, (u ⊙ u) W + c index 2n + d + 2, C y one product, B X index n, the sum:
+    D = 2n + d + 4 on |B||X| + |C|((|A||X|)⊙(|A||X|)|W| + |c|)."""
+    e = ex
+    X, A, C, W, c = e["X"], e["A"], e["C"], e["W"], e["c"]
+    n, d = X.shape
+    with ctx(backend, dps):
+        Wb, cb = conv(backend, dps, W, c)
+        out = {k: mhc.mhc_transfer(X, e[k], A, C, _F_np(Wb, cb), ds_tol=tol, backend=backend,
+                                   dps=dps) for k, tol in (("Bt", None), ("Bds", 1e-12))}
+    with mpmath.workdps(dps):
+        Fl = _F_list(mat(W), mat(c)[0])
+        Av, Cv = mat(A)[0], [row[0] for row in mat(C)]
+        ref = {k: SD.transfer(mat(e[k]), Av, Cv, Fl, mat(X)) for k in ("Bt", "Bds")}
+    AX = np.abs(A) @ np.abs(X)
+    Ty = np.abs(C) @ ((AX * AX) @ np.abs(W) + np.abs(c))
+    chk = Checks()
+    for k, lab in (("Bt", "nonnegative B"), ("Bds", "doubly stochastic B, ds_tol")):
+        chk.le(f"mhc_transfer = transfer ({lab})", gap(out[k], ref[k]),
+               bound(backend, 2 * n + d + 4, np.abs(e[k]) @ np.abs(X) + Ty))
+    return chk.outcome()
