@@ -41,7 +41,14 @@ from .fsutil import write_json
 from .lean.axioms import audit
 from .lean.check import check
 from .lean.toolchain import install_wasm, resolve
-from .mutation.generate import OPERATORS, SKIPPED_MODULES, generate, pyref_dir, resolve_module
+from .mutation.generate import (
+    OPERATORS,
+    SKIPPED_FUNCTIONS,
+    SKIPPED_MODULES,
+    generate,
+    pyref_dir,
+    resolve_module,
+)
 
 
 def _root(args) -> Path:
@@ -215,6 +222,7 @@ def _print_generated_counts(mutants) -> None:
     tot = [sum(per[(mod, o)] for mod in {m.module for m in mutants}) for o in ops]
     print(f"{'total':<26}{sum(tot):>6} " + " ".join(f"{n:>{len(o)}}" for n, o in zip(tot, ops)))
     print("skipped modules: " + "; ".join(f"pyref/{k} ({v})" for k, v in SKIPPED_MODULES.items()))
+    print("skipped functions: " + "; ".join(f"{k} ({v})" for k, v in SKIPPED_FUNCTIONS.items()))
 
 
 def _do_mutate_generated(args) -> bool:

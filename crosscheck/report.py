@@ -87,7 +87,8 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
 
 def _generated_summary(gen: dict) -> dict:
     """The generated-mutant run without the killed mutants' details."""
-    keep = ("profile", "seed", "sample", "modules", "skipped_modules", "coverage", "seconds",
+    keep = ("profile", "seed", "sample", "modules", "skipped_modules", "skipped_functions",
+            "coverage", "seconds",
             "totals", "per_module", "per_operator")
     out = {k: gen.get(k) for k in keep}
     out["survivors"] = [m for m in gen.get("mutants", [])
@@ -106,8 +107,9 @@ def _generated_section(g: dict) -> list[str]:
          f"(`plga mutate --generated`; {scope}; profile `{g['profile']}`, seed {g['seed']}). "
          "Each mutant runs the properties whose `ci` run executes its line; score = (killed + "
          "killed by timeout) / (mutants − reviewed equivalent). Not mutated: input validation "
-         "and " + "; ".join(f"`pyref/{k}` ({v})" for k, v in g["skipped_modules"].items()) + ".",
-         "",
+         "and " + "; ".join(f"`pyref/{k}` ({v})" for k, v in g["skipped_modules"].items()) + "; "
+         + "; ".join(f"`{k}` ({v})" for k, v in (g.get("skipped_functions") or {}).items())
+         + ".", "",
          "| module | mutants | killed | timeouts | survived | not covered | equivalent | score |",
          "|---|---|---|---|---|---|---|---|"]
     rows = list(g["per_module"].items()) + [("**total**", t)]

@@ -87,12 +87,23 @@ class PerronResult:
     residual: object
 
 
+def _cw_shift(Am, v):
+    """Just above the Collatz–Wielandt bound max_i (Av)_i/v_i ≥ λ₁ of a positive v (times
+    1 + 2^-(prec/2), so that A − σI stays clear of singular): a shift σ > λ₁ of inverse
+    iteration toward the Perron pair, since every other eigenvalue has Re λ < λ₁."""
+    return max(x / y for x, y in zip(Am * v, v)) * (1 + mpmath.eps ** mpmath.mpf(0.5))
+
+
 def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
     """Perron root and strictly positive eigenvector of an entrywise-positive square
     matrix A, computed at ``dps`` digits (float64 eigen-estimate refined by shifted
-    inverse iteration in mpmath), plus the spectral gap λ₁ - |λ₂|.
+    inverse iteration in mpmath at dps + 10 digits, the shift kept above λ₁ and lowered to
+    the Collatz–Wielandt bound as the vector converges; root and vector then rounded to dps
+    digits), plus the spectral gap λ₁ - |λ₂|.
 
-    Raises ValueError if A is not square, not finite, or has an entry ≤ 0."""
+    Raises ValueError if A is not square, not finite, or has an entry ≤ 0, and if the
+    iteration does not converge in ``max_iter`` steps (the float64 estimate does not separate
+    λ₁ from the other eigenvalues: an ill-conditioned λ₁, or λ₂ within float64 resolution)."""
     Am = _mp_matrix("perron", A, dps)
     n = Am.rows
     with mpmath.workdps(dps):
@@ -122,6 +133,16 @@ def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
             v, lam = w, lam_new
             if delta < target:
                 break
+            cw = _cw_shift(Am, v) if min(v) > 0 else shift
+            if cw < shift:
+                # λ₁ ≤ cw < σ: the rate (σ − λ₁)/|σ − λ₂| of inverse iteration falls with v's
+                # error (the fixed float64 shift left v and λ₁ wrong far above dps digits after
+                # max_iter steps when λ₁ − λ₂ ≲ 1e-12 λ₁)
+                shift = cw
+                M = Am - shift * mpmath.eye(n)
+        else:
+            raise ValueError(f"perron: inverse iteration did not converge in {max_iter} steps "
+                             "(ill-conditioned input)")
         Av = Am * v
         res = max(abs(Av[i] - lam * v[i]) for i in range(n))
         if not all(v[i] > 0 for i in range(n)):

@@ -311,3 +311,37 @@ def test_to_constant_operator_transplant():
     assert len(cm.state_dict()) == len(pyref.state_dict_keys(CFG, "constant"))
     # the transplanted model reproduces the PLGA model on the single token
     assert np.allclose(cm.forward([[2]]).logits, m.forward([[2]]).logits, atol=1e-13, rtol=0)
+
+
+def test_random_init_follows_spec():
+    """``PLDRModel.random`` draws the spec's initializers (A.5; the generated mutation run scores
+    initialization here, not by the properties). Per tensor kind, with ≥ 1000 samples each:
+    Xavier-uniform weights lie in ±a, a = √(6/(fan_in + fan_out)), and reach beyond 0.95·a
+    (P(all n < 0.95a) = 0.975^n < 1e-11 for n ≥ 1000); the KVG W_V/b_V lie in ±1/√d and reach
+    0.95/√d; the operator tensors W, P, a have standard deviation σ = √(2/(d_k² + H·d_k)) (sample
+    std within 10%: its relative standard error is 1/√(2n) ≤ 2.3% for n ≥ 1000, so > 4 sigma);
+    b, b_a, every bias and β are 0, γ is 1; the embedding is standard normal (std within 10%)."""
+    cfg = pyref.PLDRConfig(num_layers=2, d_model=64, num_heads=4, dff=48, a_dff=24,
+                           num_res_units=1, num_glu_blocks=1, vocab_size=40, max_seq_len=8)
+    sd = pyref.PLDRModel.random(cfg, seed=5).state_dict()
+    H, dk, d = cfg.num_heads, cfg.d_k, cfg.d_model
+    op = np.concatenate([v.ravel() for k, v in sd.items()
+                         if k.rsplit(".", 1)[-1] in ("Wlst", "pwlst", "alst")])
+    assert op.size >= 1000 and abs(op.std() / np.sqrt(2.0 / (dk * dk + H * dk)) - 1) < 0.1
+    for k, v in sd.items():
+        leaf = k.rsplit(".", 1)[-1]
+        if ".wv." in k:
+            assert v.size < 1000 or 0.95 / np.sqrt(d) < np.max(np.abs(v)) <= 1 / np.sqrt(d), k
+        elif "layernorm" in k:
+            assert np.all(v == (1.0 if leaf == "weight" else 0.0)), k
+        elif leaf in ("blst", "balst", "bias"):
+            assert np.all(v == 0), k
+        elif k == "decoder.embedding.weight":
+            assert abs(v.std() - 1) < 0.1, k
+        elif leaf == "weight":
+            fan_out, fan_in = v.shape
+            a = np.sqrt(6.0 / (fan_in + fan_out))
+            assert np.max(np.abs(v)) <= a, k
+            assert v.size < 1000 or np.max(np.abs(v)) > 0.95 * a, k
+    wv = sd["decoder.dec_layers.0.mha1.wv.weight"]
+    assert wv.size >= 1000 and np.max(np.abs(wv)) > 0.95 / np.sqrt(d)

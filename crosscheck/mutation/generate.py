@@ -1,7 +1,8 @@
 """Generated mutants: operator-level mutations of pyref's numerical code, found with ``ast``.
 
 Every function body of every module of ``pyref/`` and ``pyref/variants/`` (except the
-validation/IO modules in :data:`SKIPPED_MODULES`) is walked in source order; each site of one
+validation/IO modules in :data:`SKIPPED_MODULES`, and the initialization/IO functions in
+:data:`SKIPPED_FUNCTIONS`) is walked in source order; each site of one
 of the :data:`OPERATORS` gives one mutant per alternative. A mutant is a single text edit: the
 exact source segment of one AST node is replaced by ``ast.unparse`` of the mutated node, so the
 rest of the file stays byte-identical. At generation time the mutated file must parse to
@@ -32,6 +33,18 @@ SKIPPED_MODULES = {
     "config.py": "configuration record and its validation",
     "checkpoint.py": "checkpoint file IO",
     "state_dict.py": "state-dict key names, shapes and their validation",
+}
+
+#: functions of numerical modules that are not numerical code either, with where they are scored
+SKIPPED_FUNCTIONS = {
+    "pyref.model:_random_params": "random initialization (spec A.5), not a formula of the "
+                                  "model: tests/test_pyref_model.py::test_random_init_follows_spec",
+    "pyref.model:_xavier_uniform": "random initialization (spec A.5): "
+                                   "tests/test_pyref_model.py::test_random_init_follows_spec",
+    "pyref.model:PLDRModel.load": "checkpoint file IO: tests/test_pyref_checkpoint.py",
+    "pyref.model:PLDRModel._from_loaded": "checkpoint file IO: tests/test_pyref_checkpoint.py",
+    "pyref.model:ConstantGModel._from_loaded": "checkpoint file IO: "
+                                               "tests/test_pyref_checkpoint.py",
 }
 
 #: operator -> what its mutant does (ids use these names)
@@ -292,7 +305,7 @@ class _Generator:
                 self.scope(s.body, f"{prefix}{s.name}.")
 
     def function(self, fn, qual: str) -> None:
-        if _is_validation_name(fn.name):
+        if _is_validation_name(fn.name) or f"{self.module}:{qual}" in SKIPPED_FUNCTIONS:
             return
         self.qual, self.counts = qual, {}
         self.backend_args = _backend_names(fn)

@@ -39,7 +39,7 @@ from tqdm import tqdm
 from ..fuzz import run_property
 from ..properties import load_properties
 from .equivalent import EQUIVALENT
-from .generate import SKIPPED_MODULES, GenMutant, generate, pyref_dir
+from .generate import SKIPPED_FUNCTIONS, SKIPPED_MODULES, GenMutant, generate, pyref_dir
 from .pool import Chain, Job, run_chains
 
 PROFILE, SEED = "ci", 0
@@ -294,7 +294,7 @@ def run_generated(files: list[str] | None = None, n_sample: int | None = None, j
                      for (p, b), c in cov.items() if not c.get("ok"))
     return {"kind": "generated", "profile": PROFILE, "seed": SEED, "jobs": jobs,
             "timeout": timeout, "sample": n_sample, "modules": sorted({m.file for m in mutants}),
-            "skipped_modules": SKIPPED_MODULES,
+            "skipped_modules": SKIPPED_MODULES, "skipped_functions": SKIPPED_FUNCTIONS,
             "coverage": {"runs": len(cov), "seconds": round(cov_seconds, 1),
                          "examples": coverage_examples, "failing_on_unmutated_pyref": failing},
             "seconds": round(time.monotonic() - start, 1),

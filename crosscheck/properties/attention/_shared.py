@@ -19,9 +19,12 @@ from .._util import generic_plga_state_dict
 
 
 @st.composite
-def score_rows(draw):
+def score_rows(draw, scales=(20.0,)):
+    """(scores [n], allowed-key mask [n] with one key kept, a shift c): n ≤ 12 scores uniform in
+    ±a for a magnitude a drawn from ``scales``."""
     n = draw(st.integers(1, 12))
-    x = np.array(draw(st.lists(UNIT.map(lambda v: 20 * v), min_size=n, max_size=n)))
+    a = draw(st.sampled_from(scales))
+    x = np.array(draw(st.lists(UNIT.map(lambda v: a * v), min_size=n, max_size=n)))
     keep = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
     keep[draw(st.integers(0, n - 1))] = True
     c = draw(st.sampled_from([0.0, 1.0, -7.5, 100.0]))

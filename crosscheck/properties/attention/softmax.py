@@ -37,16 +37,25 @@ JUSTIFY: dict[str, str] = {
                 "PLGA.Attention.attnWeights_masked", "PLGA.Attention.attnWeights_row_sum_one",
                 "PLGA.Attention.softmax_pos", "PLGA.Attention.softmax_sum_one"],
       paper="Prop 5.2 (masked softmax: positive on the allowed set, 0 off it, rows sum to 1)",
-      strategy=score_rows)
+      strategy=lambda: score_rows(scales=(20.0, 1000.0)))
 def masked_softmax_is_a_distribution(ex, backend, dps):
-    """pyref's exact masked softmax: > 0 exactly on the allowed keys, = 0 elsewhere, sum 1 (float64
-    bound ``fp_bound(n+4, 1)``: n + 4 roundings of weights ≤ 1). mp: the weights also equal the Lean
-    ``maskedSoftmax`` evaluated independently (formula anchor, scale 1 + 2max|x|: the max shift's
-    rounding is relative to the scores)."""
+    """pyref's exact masked softmax: > 0 exactly on the allowed keys, = 0 elsewhere, sum 1. Scores
+    up to ±1000, where e^x overflows float64 (beyond 709.78) unless the row maximum is subtracted.
+
+    float64: the weights are e_i/Σe with e_i = exp(x_i − max) ≤ 1 and the maximum's e = 1 exactly,
+    so the sum carries n + 4 roundings of weights ≤ 1 whatever the scores' size (bound
+    ``fp_bound(n+4, 1)``; the rounding of x_i − max changes e_i, not Σ e_i/Σe); an allowed weight
+    must be > 0 when x_i ≥ max − 700 (e_i ≥ e^−700 ≈ 1e−304 above the smallest normal 2.2e−308, the
+    subtraction's error ≤ 2000u is negligible, and the division by Σe ≤ 12 stays above 0); further
+    below the maximum float64 underflows to 0 (mp, exact arithmetic, keeps every allowed weight
+    positive). mp: the weights also equal the Lean ``maskedSoftmax`` evaluated independently
+    (formula anchor, scale 1 + 2max|x|: the max shift's rounding is relative to the scores)."""
     x, keep, _ = ex
     w = pyref.plga.masked_softmax(x[None], mask=(~keep[None]).astype(float), mode="exact",
                                   backend=backend, dps=dps)[0]
-    bad = sum(1 for wi, k in zip(w, keep) if (k and not wi > 0) or (not k and wi != 0))
+    top = max(xi for xi, k in zip(x, keep) if k)
+    must = keep & ((backend == "mp") | (x >= top - 700))
+    bad = sum(1 for wi, k, m in zip(w, keep, must) if (m and not wi > 0) or (not k and wi != 0))
     ch = Checks()
     ch.exact("weights > 0 exactly on the allowed keys, = 0 elsewhere", float(bad))
     with ctx(backend, dps):

@@ -171,22 +171,136 @@ def _spectral_bound(lam, L, R, fro, full, n):
     return 2 * dmax if 4 * dmax < sep else None
 
 
+def _f64_error(n, kap, fro):
+    """f = 2κ(2 + 10n²)u‖A‖_F: the first-order bound (doubled) on the error of pyref's float64
+    estimate of the Perron root (A rounded to float64, then LAPACK's backward error, as in
+    :func:`_spectral_bound`). For f ≤ 2^-41 r the start shift (1 + 2^-40)·estimate lies above
+    λ₁, where inverse iteration provably converges to the Perron pair."""
+    return 2 * kap * (2 + 10 * n * n) * U64 * fro
+
+
+def _unresolved(n, r, lam, kaps, fro):
+    """Whether pyref's float64 start may fail to locate the Perron pair (the documented case of
+    its non-convergence ValueError): the float64 estimate of λ₁ misses by more than the start
+    shift's offset (f₁ > 2^-41 r, :func:`_f64_error`), or the float64 spectrum does not separate
+    λ₁ from some λ_j (|λ₁ − λ_j| ≤ 2(f₁ + f_j), f_j the same bound with κ_j)."""
+    k = sev.perronIndex(lam)
+    f = [_f64_error(n, kj, fro) for kj in kaps]
+    return f[k] > mpmath.mpf(2) ** -41 * r or any(
+        abs(lam[k] - lam[j]) <= 2 * (f[k] + f[j]) for j in range(n) if j != k)
+
+
+def _root_claim(n, r, kap, fro, dps):
+    """Bound on |r̂ − r| at the precision ``perron`` claims: inverse iteration at dps + 10 digits
+    (unit roundoff u_w = 2^-p_w), the root rounded to dps digits (u_d = 2^-p_d), so r̂ is r
+    correctly rounded up to the guard digits' error. Derivation (the converged iterate ŵ, Σŵ = 1,
+    of the solve (A − σI + E)w = v, v = ŵ + d):
+
+    * LU's backward error ‖E‖_F ≤ (1 + 10n²)u_w‖A − σI‖_F (the generous form of
+      :func:`_spectral_bound`), ‖A − σI‖_F ≤ (1 + 1.01√n)‖A‖_F (σ ≤ 1.01 r ≤ 1.01‖A‖_F);
+    * ŵ is an exact eigenvector of A + E + F with F = −(d/s)ŵᵀ/‖ŵ‖₂², ‖F‖₂ ≤ n‖d‖_∞|1/s|:
+      the stopping test gives ‖d‖_∞ < 10^-(dps+2) and 1/s ≈ r − σ (first order, doubled:
+      |1/s| ≤ 2|σ − r|). For f = 2κ(2 + 10n²)u‖A‖_F ≤ 2^-41 r the float64 estimate is within f
+      of r (first order, as in :func:`_spectral_bound`), so σ₀ = (1 + 2^-40)·estimate > r and σ
+      only decreases from it: |σ − r| ≤ 1.01·2^-40 r + f. Else only |σ − r| ≤ 2‖A‖_F is used
+      (σ at the last solve is σ₀ ≤ (1 + 2^-40)|λ̂| ≤ 1.01‖A‖_F — λ̂ is an eigenvalue of A + E,
+      ‖E‖ ≤ 10n²u‖A‖_F —, mpmath's restart value (1 + 2^-40)·λ₁(1 + O(10^-(dps+10)κ)), or the
+      Collatz–Wielandt bound of an iterate within 10^-(dps+2) of the converged one);
+    * λ(A + E + F) is within 2κ‖E + F‖₂ of r (first order, doubled; κ = the Perron root's
+      condition number), and pyref's quotient 1ᵀAŵ/1ᵀŵ = λ(A + E + F) − 1ᵀ(E + F)ŵ/1ᵀŵ adds
+      ≤ ‖E + F‖₁ ≤ √n‖E + F‖_F (ŵ > 0), and 3n u_w·r for its own roundings (two positive sums,
+      the products, the quotient);
+    * the final rounding to dps digits: u_d|r̂|/(1 − u_d); the evaluator's r (``mpmath.eig`` at
+      REF_DPS digits, unit roundoff u_ref): the same first-order bound 2κ(1 + 10n²)u_ref‖A‖_F.
+
+    With u_w ≈ 1e-10·u_d the bound is u_d·r̂ (1 + ~1e-6·κ): an error of a few units in the last
+    digit (iterating at dps digits, or stopping before convergence) exceeds it."""
+    p_d, p_w = mpmath.libmp.dps_to_prec(dps), mpmath.libmp.dps_to_prec(dps + 10)
+    u_d, u_w = mpmath.mpf(2) ** -p_d, mpmath.mpf(2) ** -p_w
+    rn = mpmath.sqrt(n)
+    e_lu = (1 + 10 * n * n) * u_w * (1 + mpmath.mpf(1.01) * rn) * fro
+    f = _f64_error(n, kap, fro)
+    excess = mpmath.mpf(1.01) * mpmath.mpf(2) ** -40 * r + f if f <= mpmath.mpf(2) ** -41 * r \
+        else 2 * fro
+    e_stop = n * mpmath.mpf(10) ** -(dps + 2) * 2 * excess
+    e_ref = 2 * kap * (1 + 10 * n * n) * mpmath.eps * fro   # called at REF_DPS digits
+    return u_d * abs(r) / (1 - u_d) + (2 * kap + rn) * (e_lu + e_stop) + 3 * n * u_w * r + e_ref
+
+
+def _rejects_nonpositive(ch: Checks, A, bad, dps):
+    """``perron``'s domain is the hypothesis of ``perron_frobenius`` (every A_ij > 0): A with the
+    entry (i, j) set to 0 or −2^-1074 (still irreducible for n ≥ 2, so an unchecked entry would
+    iterate to a positive vector) must raise ValueError."""
+    i, j, t = bad
+    B = np.array(A, dtype=object)
+    B[i, j] = mpmath.mpf(t)
+    try:
+        perron(B, dps=dps)
+    except ValueError:
+        return
+    ch.exact(f"A_{i}{j} = {t:g} (not positive) raises ValueError", 1)
+
+
+def _block_coupled(draw, n):
+    """Two random positive blocks (sizes n₁ + n₂ = n) scaled to the same float64 Perron root and
+    coupled by off-diagonal blocks δ·U(½, 1), δ ∈ {1e-14, 1e-13, 1e-12, 1e-10}: a nearly
+    degenerate pair λ₁ − λ₂ ~ δ (the regime where inverse iteration from a float64 shift
+    converges slowest, and where a shift below λ₁ is nearer to λ₂)."""
+    n1 = draw(st.integers(1, n - 1))
+    delta = draw(st.sampled_from([1e-14, 1e-13, 1e-12, 1e-10]))
+    vals = np.array(draw(st.lists(st.floats(0.1, 1.0, allow_nan=False), min_size=n * n,
+                                  max_size=n * n))).reshape(n, n)
+    A = delta * (0.5 + vals / 2)
+    B1, B2 = vals[:n1, :n1], vals[n1:, n1:]
+    A[:n1, :n1] = B1
+    A[n1:, n1:] = B2 * (max(np.linalg.eigvals(B1).real) / max(np.linalg.eigvals(B2).real))
+    return A
+
+
+def _clustered(draw):
+    """A positive matrix near a Jordan block: a random upper triangle U(½, 1) with unit diagonal
+    plus 10^-e·U(½, 1) (transposed or not): the n eigenvalues spread on a circle of radius
+    ~10^(-e/n) around 1, so λ₁ is ill-conditioned (κ up to ~10^30) and the float64 estimate can
+    lie below λ₁ or nearer to another eigenvalue. Half the draws take n = 3, e ∈ [18, 24], where
+    that happens most often (~30%: pyref restarts from mpmath's estimate), the rest n ∈ 2..6,
+    e ∈ [16, 36]."""
+    if draw(st.booleans()):
+        n, e = 3, draw(st.floats(18, 24))
+    else:
+        n, e = draw(st.integers(2, 6)), draw(st.floats(16, 36))
+    vals = np.array(draw(st.lists(st.floats(0.5, 1.0, allow_nan=False), min_size=2 * n * n,
+                                  max_size=2 * n * n))).reshape(2, n, n)
+    A = np.triu(vals[0], 1) + np.eye(n) + 10.0 ** -e * vals[1]
+    return A.T if draw(st.booleans()) else A
 
 
 @st.composite
 def perron_spec_case(draw):
-    """A positive matrix with a generic spectrum: "cyclic" = a cyclic permutation plus a random
-    positive perturbation δ·U(10⁻³, 1) (complex subdominant eigenvalues of modulus ≈ 1 next to a
-    root ≈ 1 + nδ/2: a wrong |λ₂| shows), or a :func:`perron_case` matrix (pyref's A_LM
-    pipeline — n = 1 included —, random metric tensors, entries in [ε, 1 + ε])."""
-    kind = draw(st.sampled_from(["cyclic", "cyclic", "positive", "pipeline", "random"]))
-    if kind != "cyclic":
-        return draw(perron_case(kinds=(kind,), lo=1 if kind == "pipeline" else 2, hi=6))
-    n = draw(st.integers(2, 6))
-    delta = draw(st.sampled_from([0.05, 0.3, 1.0]))
-    vals = draw(st.lists(st.floats(1e-3, 1.0, allow_nan=False), min_size=n * n, max_size=n * n))
-    A = np.roll(np.eye(n), 1, axis=1) + delta * np.array(vals).reshape(n, n)
-    return Case("positive", n, float(A.min()), (A,))
+    """(case, (i, j, t)): a positive matrix with a generic spectrum — "cyclic" = a cyclic
+    permutation plus a random positive perturbation δ·U(10⁻³, 1) (complex subdominant
+    eigenvalues of modulus ≈ 1 next to a root ≈ 1 + nδ/2: a wrong |λ₂| shows), "coupled" =
+    :func:`_block_coupled` (a nearly degenerate λ₂), "clustered" = :func:`_clustered` (an
+    ill-conditioned λ₁), or a :func:`perron_case` matrix (pyref's
+    A_LM pipeline — n = 1 included —, random metric tensors, entries in [ε, 1 + ε]) — and an
+    entry (i, j) with the value t ∈ {0, −2^-1074} that makes it leave the positive matrices."""
+    kind = draw(st.sampled_from(["cyclic", "cyclic", "coupled", "coupled", "clustered",
+                                 "clustered", "positive", "pipeline", "random"]))
+    if kind in ("cyclic", "coupled"):
+        n = draw(st.integers(2, 6))
+    if kind in ("coupled", "clustered"):
+        A = _block_coupled(draw, n) if kind == "coupled" else _clustered(draw)
+        case = Case("positive", A.shape[0], float(A.min()), (A,))
+    elif kind == "cyclic":
+        delta = draw(st.sampled_from([0.05, 0.3, 1.0]))
+        vals = draw(st.lists(st.floats(1e-3, 1.0, allow_nan=False), min_size=n * n,
+                             max_size=n * n))
+        A = np.roll(np.eye(n), 1, axis=1) + delta * np.array(vals).reshape(n, n)
+        case = Case("positive", n, float(A.min()), (A,))
+    else:
+        case = draw(perron_case(kinds=(kind,), lo=1 if kind == "pipeline" else 2, hi=6))
+    bad = (draw(st.integers(0, case.n - 1)), draw(st.integers(0, case.n - 1)),
+           draw(st.sampled_from([0.0, -2.0 ** -1074])))
+    return case, bad
 
 
 @prop(theorems=["PLGA.Perron.perron_frobenius", "PLGA.Perron.exists_perron_pair",
@@ -194,7 +308,7 @@ def perron_spec_case(draw):
                 "PLGA.Perron.complex_eigenvalue_dominated"],
       paper="Thm 3.8 / spec D (every field of pyref's PerronResult against the spectrum)",
       strategy=perron_spec_case, backends=("mp",), cost=2.0)
-def perron_result_matches_spec(case, backend, dps):
+def perron_result_matches_spec(ex, backend, dps):
     """Every field of ``pyref.analysis.perron`` (both ``full_spectrum_mp`` branches on every
     input, n = 1 … 6)
     against the spec evaluator at 80 digits (``spec_eval.analysis``: ``mpmath.eig`` of the exact
@@ -210,18 +324,35 @@ def perron_result_matches_spec(case, backend, dps):
     * ``residual`` = ‖A v̂ − r̂ v̂‖_∞ evaluated here on the returned (50-digit) pair: pyref forms it
       from the unrounded 60-digit pair, so they differ by ≤ (‖A‖_∞ + 2r̂)·max v̂·(2^-168 +
       10^-58); and it is at pyref's promised 50-digit level, ≤ MP·(‖A‖_∞ + r̂)·max v̂.
-    mp only: ``perron`` computes at ``dps`` digits whatever the input type."""
+    mp only: ``perron`` computes at ``dps`` digits whatever the input type. Also: ``root`` is r
+    correctly rounded to dps digits up to the guard digits' error (:func:`_root_claim`; nearly
+    degenerate λ₂ included); a matrix with one entry ≤ 0 is rejected
+    (:func:`_rejects_nonpositive`); and pyref raises (non-convergence) only where its float64
+    start cannot locate the Perron pair (:func:`_unresolved`)."""
+    case, bad_entry = ex
     A = build_matrix(case, backend, dps)
     if (bad := nonpositive(A)) is not None:
         return bad
     ch = Checks()
     notes = []
+    _rejects_nonpositive(ch, A, bad_entry, dps)
     with mpmath.workdps(REF_DPS):
         a = mat(A)
         r, v, lam, L, R = sev.perronPair(a)
         tau = sev.birkhoffContraction(a)
+        kaps = sev.eigenvalueConditions(L, R)
+        kap = kaps[sev.perronIndex(lam)]
+        claim = _root_claim(len(a), r, kap, sev.frobNorm(a), dps)
+        unresolved = _unresolved(len(a), r, lam, kaps, sev.frobNorm(a))
         for full in (False, True):
-            res = perron(A, dps=dps, full_spectrum_mp=full)
+            try:
+                res = perron(A, dps=dps, full_spectrum_mp=full)
+            except ValueError:
+                ch.exact("raises only when float64 does not separate λ₁", int(not unresolved))
+                notes.append("λ₁ not separated at float64: pyref raises")
+                continue
+            ch.le("root = r rounded to dps digits (guard digits)", abs(mpmath.mpf(res.root) - r),
+                  claim)
             notes.append(_result_checks(ch, a, res, full, (r, v, lam, L, R, tau)))
     return ch.outcome(note="; ".join(x for x in notes if x))
 

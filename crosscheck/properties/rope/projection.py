@@ -277,12 +277,16 @@ def commutant_residual_vanishes_iff_relative(ex, backend, dps):
 # ======================== 5. the spec-D2 audit tools against the evaluator (80 digits)
 @st.composite
 def audit_tool_inputs(draw):
-    """(d_k, base, G [batch…, d_k, d_k] of mixed kinds, positions)."""
+    """(d_k, base, G [batch…, d_k, d_k] of mixed kinds, positions); batch shapes (), (2,) and
+    (2, 1) (two leading axes of different lengths); bases 10⁴, 10 and 1 (the fully resonant
+    spectrum: every θ_a = 1, so Π keeps every entry with ω_j = ω_k — whole parity classes, not only
+    the diagonal)."""
     dk = draw(even_dk(2, 12))
-    batch = draw(st.sampled_from([(), (2,)]))
+    batch = draw(st.sampled_from([(), (2,), (2, 1)]))
     mats = [draw(_one_operator(dk)) for _ in range(int(np.prod(batch, dtype=int)))]
     pos = tuple(draw(st.lists(POSITION, min_size=1, max_size=3)))
-    return dk, draw(st.sampled_from([BASE, 10.0])), np.stack(mats).reshape(batch + (dk, dk)), pos
+    base = draw(st.sampled_from([BASE, 10.0, 1.0]))
+    return dk, base, np.stack(mats).reshape(batch + (dk, dk)), pos
 
 
 @st.composite
@@ -345,32 +349,45 @@ def rope_audit_tools_match_spec(ex, backend, dps):
       |ω_j − ω_k| < 1e-12 kept), which equals ‖G − proj G‖_F/‖G‖_F (isRelative_iff_sub_proj_eq_zero
       makes it the relativity test); bound :func:`_residual_bound`;
     * ``commutator_residual``(G, positions) = max_p ‖G R_p − R_p G‖_F/‖G‖_F with the exact R_p
-      (isRelative_iff_commutes); bound :func:`_commutator_bound`.
+      (isRelative_iff_commutes); bound :func:`_commutator_bound`;
+    * the shapes: the projection G's, the residuals the batch shape.
+    At Θ = 1 (resonant) Π is not the Lean ``proj`` (whose statements are about the non-resonant
+    commutant): there pyref is compared with spec D2's Π_ω only. β_Π P|G|P bounds the projection
+    for any mask (an entry of U K U* with K = Π_ω(U*GU) sums 4·4 products of one 2×2 block of G,
+    which Π_ω only keeps or drops), and so does :func:`_residual_bound`.
     float64 only (float64 audit tools)."""
     dk, base, G, pos = ex
     ch = Checks()
     flat = G.reshape(-1, dk, dk)
-    PG = np.asarray(pyref.analysis.commutant_projection(G, rope_base=base)).reshape(-1, dk, dk)
-    rho = np.atleast_1d(pyref.analysis.commutant_residual(G, rope_base=base)).reshape(-1)
-    com = np.atleast_1d(pyref.analysis.commutator_residual(G, rope_base=base,
-                                                           positions=pos)).reshape(-1)
+    out = (pyref.analysis.commutant_projection(G, rope_base=base),
+           pyref.analysis.commutant_residual(G, rope_base=base),
+           pyref.analysis.commutator_residual(G, rope_base=base, positions=pos))
+    ch.exact("shapes: projection [batch…, d_k, d_k], residuals [batch…]",
+             int(np.shape(out[0]) != G.shape) + sum(int(np.shape(x) != G.shape[:-2])
+                                                    for x in out[1:]))
+    PG = np.asarray(out[0]).reshape(-1, dk, dk)
+    rho, com = (np.atleast_1d(x).reshape(-1) for x in out[1:])
     P = _pattern(dk)
     with mpmath.workdps(REF_DPS):
         _freq_checks(ch, dk, base)
         for X, pX, r, c in zip(flat, PG, rho, com):
             a = mat(X)
-            lean, spec = sev.proj(a), sev.commutantProjectionSpec(a, mpmath.mpf(base))
+            spec = sev.commutantProjectionSpec(a, mpmath.mpf(base))
             scale = float(np.max(np.abs(X)))
-            ch.le("spec D2 projection = Lean proj (evaluator)",
-                  max(abs(x - y) for rl, rs in zip(lean, spec) for x, y in zip(rl, rs)),
-                  1e-70 * scale)
+            ref, what = spec, "spec D2 Π_ω (resonant Θ = 1)"
+            if base != 1.0:
+                ref, what = sev.proj(a), "Lean proj"
+                ch.le("spec D2 projection = Lean proj (evaluator)",
+                      max(abs(x - y) for rl, rs in zip(ref, spec) for x, y in zip(rl, rs)),
+                      1e-70 * scale)
             bnd = BETA_PI * (P @ np.abs(X) @ P) + 64 * ETA
-            ch.le("commutant_projection = Lean proj",
-                  max(abs(mpmath.mpf(pX[i, j]) - lean[i][j]) / (bnd[i, j] * SLACK)
+            ch.le("commutant_projection = " + what,
+                  max(abs(mpmath.mpf(pX[i, j]) - ref[i][j]) / (bnd[i, j] * SLACK)
                       for i in range(dk) for j in range(dk)), 1.0)
             rs = sev.commutantResidual(a, mpmath.mpf(base))
-            ch.le("spec D2 residual = ‖G − proj G‖_F/‖G‖_F (evaluator)",
-                  abs(rs - sev.leanCommutantResidual(a)), 1e-70)
+            if base != 1.0:
+                ch.le("spec D2 residual = ‖G − proj G‖_F/‖G‖_F (evaluator)",
+                      abs(rs - sev.leanCommutantResidual(a)), 1e-70)
             Xs = np.ldexp(X, -int(np.frexp(scale)[1]))
             ch.le("commutant_residual = ‖G_c − ΠG_c‖_F/‖G_c‖_F", abs(mpmath.mpf(r) - rs),
                   _residual_bound(Xs, r))

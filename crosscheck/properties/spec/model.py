@@ -1,23 +1,26 @@
 """pyref's full models against a decoder assembled from the independent evaluator
 (:mod:`crosscheck.spec_eval.model`, :mod:`crosscheck.spec_eval.decode`):
-``model_forward_matches_spec``, ``model_generate_matches_spec``, ``variant_models_match_spec``.
+``model_forward_matches_spec``, ``model_generate_matches_spec``,
+``model_generate_eos_matches_spec``, ``variant_models_match_spec``.
 
 Small random models with every parameter generic (nonzero biases, LayerNorm gains ≠ 1, O(1)
 operator weights W, b, P, a, b_a without zero, identity or commuting structure), at 50 digits:
 logits, decoder output, every layer's A / A_LM / A_P / G_LM / scores, the returned KV- and
-G-caches, for the uncached call, KV-cached calls, G-cached calls and both, and greedy generation
-with the four cache combinations. Where the spec says two paths agree exactly (KV-only vs KV+G
-decoding, the cached ``A`` returned unchanged, a G-cache holding the prefill operators), the two
-pyref results are compared bit for bit (bound 0: the same mpf operations on bitwise-equal
-operands). mp only: a float64 bound would need a network-wide round-off analysis. Every
-evaluator comparison uses the harness bound 1e-40·scale (:mod:`._shared`: the evaluator runs at
-70 digits; pyref's < 10⁵ roundings of relative size 10⁻⁴⁹, amplified by the LayerNorms' and
-Φ_res' 1/√(var + ε) on these generic weights, stay far below it).
+G-caches, for the uncached call, KV-cached calls (batch 1 and 2), G-cached calls and both, the
+v510Gi transplant, and greedy generation with the four cache combinations and with an EOS id.
+Where the spec says two paths agree exactly (KV-only vs KV+G decoding, the cached ``A`` returned
+unchanged, a G-cache holding the prefill operators), the two pyref results are compared bit for
+bit (bound 0: the same mpf operations on bitwise-equal operands). mp only: a float64 bound would
+need a network-wide round-off analysis. Every evaluator comparison uses the harness bound
+1e-40·scale (:mod:`._shared`: the evaluator runs at 70 digits; pyref's < 10⁵ roundings of relative
+size 10⁻⁴⁹, amplified by the LayerNorms' and Φ_res' 1/√(var + ε) on these generic weights, stay far
+below it).
 
 Tokens: the first token is never the pad id 0 (a query row whose keys are all pads is fully
 masked; pyref and the spec then attend every key through the additive −1e9 mask, whose score
 rounding at 50 digits, 10⁹·10⁻⁵⁰, is checked with its own allowance by ``softmax_matches_spec``).
-Costs: ~0.15 s (forward), 0.35 s (generate), 0.1 s (variants) per example at 50 digits.
+Costs: ~0.15 s (forward), 0.35 s (generate), 0.1 s (EOS generate, variants) per example at
+50 digits.
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ import pyref
 from ...registry import Checks, prop
 from ...spec_eval import decode as dc
 from ...spec_eval import model as ev
+from .._arith import U64, mp_bound
 from .._util import generic_plga_state_dict, generic_state_dict
-from ._shared import SEED, cmp, deviation, ev_ctx, exact_count
+from ._shared import SEED, cmp, deviation, ev_ctx, exact_count, scale
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {}
@@ -102,6 +106,21 @@ def _prefill_parts(ch, F, M, cfg, out, toks):
                 ev.phiResRow(F["lnEps"], L0["learner"]["phi"], r), "mp")
 
 
+def _transplant_parts(ch, F, Mc, cm, c0, e0, toks):
+    """The v510Gi transplant ``cm = to_constant_operator(tokens=…)`` (prefill tokens): its G is the
+    evaluator's prefill G_LM rounded to float64 (pyref stores the operator as float64: bound
+    u·|G| for the rounding, u = 2⁻⁵³, plus twice the mp bound for pyref's 50-digit G_LM), and its
+    forward ``c0`` on ``toks`` equals the evaluator's decoder with those constant operators and
+    the shared weights (``Mc``: the model without the metric learner)."""
+    for li, g in enumerate(cm.G):
+        ref = e0["layers"][li]["G_LM"]
+        T = scale(ref)
+        ch.le(f"transplant: layer {li} G = prefill G_LM (float64)", deviation(g, ref),
+              U64 * T + 2 * mp_bound(T))
+    compare_call(ch, "transplant: constant-G forward", c0,
+                 dc.forward(F, Mc, toks, ops="constant", G=dc.constantOps(cm.G)), learned=False)
+
+
 @prop(theorems=["PLGA.Spec.headG_eq", "PLGA.Spec.headA_eq_phiResMat",
                 "PLGA.Spec.prefillA_eq_phiResMat", "PLGA.Spec.headA_row_eq_phiResRow",
                 "PLGA.Spec.layer_gen_eq", "PLGA.Spec.layer_gen_eq_headALM",
@@ -129,7 +148,9 @@ def model_forward_matches_spec(ex, backend, dps):
       (the operator taken from the cache, A recomputed, A_P not computed);
     * KV + G steps equal the KV-only steps bit for bit, and the evaluator;
     * a batch of two sequences (the tokens and the other tokens): each row's logits and G_LM equal
-      the evaluator's single-sequence call (no mixing across the batch, per-sequence pad mask)."""
+      the evaluator's single-sequence call (no mixing across the batch, per-sequence pad mask),
+      and so does a KV-cached step of the batch (one new token per row, each row's own cache);
+    * the v510Gi transplant ``to_constant_operator(tokens=…)`` (:func:`_transplant_parts`)."""
     cfg, seed, toks, nxt = ex
     sd = generic_plga_state_dict(cfg, seed)
     model = pyref.PLDRModel.from_state_dict(sd, cfg)
@@ -138,12 +159,15 @@ def model_forward_matches_spec(ex, backend, dps):
         return model.forward([t], backend=backend, dps=dps, **kw)
 
     o0 = fwd(toks)
+    cm = model.to_constant_operator(tokens=[toks], backend=backend, dps=dps)
+    c0 = cm.forward([toks[:-1] + [nxt[0]]], backend=backend, dps=dps)
     k1 = fwd([nxt[0]], kvcache=o0.kvcache)
     k2 = fwd([nxt[1]], kvcache=k1.kvcache)
     g0 = fwd(toks, gcache=o0.gcache)
     other = toks[:-1] + [(toks[-1] % 10) + 1]
     g1 = fwd(other, gcache=o0.gcache)
     batch = model.forward([toks, other], backend=backend, dps=dps)
+    bk = model.forward([[nxt[0]], [nxt[1]]], kvcache=batch.kvcache, backend=backend, dps=dps)
     b1 = fwd([nxt[0]], kvcache=o0.kvcache, gcache=o0.gcache)
     b2 = fwd([nxt[1]], kvcache=b1.kvcache, gcache=b1.gcache)
     ch = Checks()
@@ -162,6 +186,13 @@ def model_forward_matches_spec(ex, backend, dps):
         cmp(ch, "batch row 1 logits", batch.logits[1], eo["logits"], "mp")
         cmp(ch, "batch row 1 G_LM", [d["G_LM"][1] for d in batch.deductive],
             [tr["G_LM"] for tr in eo["layers"]], "mp")
+        cmp(ch, "batch KV step row 0 logits", bk.logits[0], e1["logits"], "mp")
+        e4 = dc.forward(F, M, [nxt[1]], kv=eo["kv"])
+        cmp(ch, "batch KV step row 1 logits", bk.logits[1], e4["logits"], "mp")
+        cmp(ch, "batch KV step row 1 G_LM", [d["G_LM"][1] for d in bk.deductive],
+            [tr["G_LM"] for tr in e4["layers"]], "mp")
+        _transplant_parts(ch, F, ev.modelSpec(sd, cfg, learned=False), cm, c0, e0,
+                          toks[:-1] + [nxt[0]])
         e3 = dc.forward(F, M, [nxt[0]], kv=e0["kv"], gc=e0["gc"])
         compare_call(ch, "KV+G step 1", b1, e3)
         compare_call(ch, "KV+G step 2", b2, dc.forward(F, M, [nxt[1]], kv=e3["kv"], gc=e3["gc"]))
@@ -240,6 +271,58 @@ def model_generate_matches_spec(ex, backend, dps):
     with ev_ctx(dps):   # non-vacuity: the cached operators differ from the recomputed ones
         spread = deviation(runs[False, False].step_logits[-1], runs[True, True].step_logits[-1])
     return ch.outcome(met=bool(spread > 1e-30))
+
+
+@st.composite
+def eos_case(draw):
+    """(config, seed, prompt, n ∈ {3, 4}, the step j ∈ {0, 1} whose token serves as EOS id, a
+    second prompt of the same length, first token not a pad)."""
+    cfg, seed, prompt, n, _ = draw(generate_case())
+    second = [draw(st.integers(1, 10))] + draw(st.lists(st.integers(0, 10),
+                                                        min_size=len(prompt) - 1,
+                                                        max_size=len(prompt) - 1))
+    return cfg, seed, prompt, n, draw(st.integers(0, 1)), second
+
+
+@prop(theorems=["PLGA.Attention.pinned_run"],
+      paper="spec B (greedy decoding with an EOS id: batch 1 stops at EOS, a batch does not)",
+      strategy=eos_case, backends=("mp",), cost=1)
+def model_generate_eos_matches_spec(ex, backend, dps):
+    """pyref's ``PLDRModel.generate`` (KV + G caches, every cached step runs the layers with the
+    prefill operators pinned: ``pinned_run``) with ``eos_id`` = the token the evaluator's decoding
+    of the prompt produces at step j ∈ {0, 1} (of n ≥ 3):
+
+    * batch 1 stops right after the first EOS: its tokens, step logits and per-layer G_LM are the
+      evaluator's decoding up to and including the first step producing the EOS id (at most
+      2 < n steps, so the stop is observed);
+    * a batch of two prompts (the prompt and a generic second one) never stops early (spec B: the
+      EOS stop is for batch 1): every row's tokens and step logits are the evaluator's n-step
+      decoding of that prompt — KV-cached calls with batch 2, each row with its own cache.
+
+    Bound: the harness' 1e-40·scale (:mod:`._shared`). Cost ~0.1 s per example."""
+    cfg, seed, prompt, n, j, second = ex
+    sd = generic_plga_state_dict(cfg, seed)
+    model = pyref.PLDRModel.from_state_dict(sd, cfg)
+    with ev_ctx(dps):
+        F, M = ev.prims(cfg), ev.modelSpec(sd, cfg)
+        e1, e2 = dc.generate(F, M, prompt, n), dc.generate(F, M, second, n)
+    eos = e1["new_tokens"][j]
+    g1 = model.generate(prompt, n, eos_id=eos, return_operators=True, backend=backend, dps=dps)
+    g2 = model.generate([prompt, second], n, eos_id=eos, backend=backend, dps=dps)
+    k = e1["new_tokens"].index(eos) + 1                  # steps up to the first EOS (k ≤ j + 1)
+    stop = {"tokens": e1["tokens"][:len(prompt) + k], "step_logits": e1["step_logits"][:k],
+            "step_G": e1["step_G"][:k]}
+    ch = Checks()
+    with ev_ctx(dps):
+        _generate_parts(ch, "EOS, batch 1", g1, stop, cfg.num_layers)
+        for r, e in enumerate((e1, e2)):
+            ch.exact(f"EOS, batch 2: row {r} tokens (n new, no early stop)",
+                     float(list(map(int, g2.tokens[r])) != e["tokens"]))
+            ch.exact(f"EOS, batch 2: row {r} number of steps",
+                     float(len(g2.step_logits) != len(e["step_logits"])))
+            for i, (pl, el) in enumerate(zip(g2.step_logits, e["step_logits"])):
+                cmp(ch, f"EOS, batch 2: row {r} step {i} logits", pl[r], el, "mp")
+    return ch.outcome()
 
 
 @st.composite

@@ -17,7 +17,7 @@ from pyref.backend import to_float64
 from ...registry import Checks, combine, prop
 from ...spec_eval import analysis as sev
 from ...spec_eval._scalar import mat
-from ...strategies import matrix
+from ...strategies import UNIT, matrix
 from .._arith import U64, gamma, maxabs
 from ._shared import MODEST, _phi_res_mat, _phi_units, _ub
 
@@ -299,23 +299,43 @@ def _svd_err(m: int, n: int) -> float:
     return m * n * U64
 
 
+def _near_threshold(draw, m, n, rtol):
+    """Q₁ diag(σ) Q₂ᵀ (Q from the QR factorizations of random matrices) with σ₁ = 1, the middle
+    σ in [0.2, 1] and the smallest at rtol·10^U(−1, 1): a singular value on either side of the
+    rank threshold rtol·σ₁ at a generic distance (a threshold misplaced by a factor σ₁² or
+    more — pyref rescales so that max|entry| ∈ [½, 1), σ₁ ∈ [½, √(mn)) — shows)."""
+    k = min(m, n)
+    Q1, _ = np.linalg.qr(np.array(draw(st.lists(UNIT, min_size=m * m, max_size=m * m)))
+                        .reshape(m, m) + 2 * np.eye(m))
+    Q2, _ = np.linalg.qr(np.array(draw(st.lists(UNIT, min_size=n * n, max_size=n * n)))
+                        .reshape(n, n) + 2 * np.eye(n))
+    sig = np.array([1.0] + [draw(st.floats(0.2, 1.0)) for _ in range(k - 2)]
+                   + [rtol * 10.0 ** draw(st.floats(-1.0, 1.0))] * (k >= 2))
+    return (Q1[:, :k] * sig) @ Q2[:, :k].T
+
+
 @st.composite
 def rank_stats_case(draw):
-    """[batch…, m, n]: generic (rank-deficient variants from ``matrix``), a rowClone 𝟙aᵀ, or
-    zero; scaled by a power of ten from 1e-300 to 1e300 (pyref normalizes by a power of two:
-    the statistics must not depend on the scale); rtol default or 1e-3."""
+    """[batch…, m, n]: generic (rank-deficient variants from ``matrix``), a rowClone 𝟙aᵀ, zero,
+    or with a singular value near the rank threshold (:func:`_near_threshold`); scaled by a power
+    of ten from 1e-300 to 1e300 (pyref normalizes by a power of two: the statistics must not
+    depend on the scale); rtol default or 1e-3."""
     m, n = draw(st.integers(1, 6)), draw(st.integers(1, 6))
     batch = draw(st.sampled_from([(), (), (2,)]))
+    rtol = draw(st.sampled_from([None, 1e-3]))
     mats = []
     for _ in range(int(np.prod(batch, dtype=int))):
-        kind = draw(st.sampled_from(["generic", "generic", "generic", "rowClone", "zero"]))
+        kind = draw(st.sampled_from(["generic", "generic", "generic", "rowClone", "zero",
+                                     "threshold", "threshold"]))
         X = draw(matrix(m, n))
         if kind == "rowClone":
             X = np.tile(X[0], (m, 1))
         elif kind == "zero":
             X = np.zeros((m, n))
+        elif kind == "threshold":
+            X = _near_threshold(draw, m, n, 64 * float(np.finfo(np.float32).eps)
+                                if rtol is None else rtol)
         mats.append(X * 10.0 ** draw(st.sampled_from([0, 0, -300, -150, 150, 300])))
-    rtol = draw(st.sampled_from([None, 1e-3]))
     return np.stack(mats).reshape(batch + (m, n)), rtol
 
 

@@ -1,8 +1,8 @@
 """Cross-check properties of ``Formal/Variants/DeltaNet.lean``:
 ``deltanet_chunking_equals_sequential``, ``deltanet_order_matters``,
 ``deltanet_beta_one_not_invertible``, the comparisons with the independent evaluator
-(:mod:`crosscheck.spec_eval.variants_linear`) ``deltanet_maps_match_spec`` and
-``deltanet_sequence_matches_spec``, and ``JUSTIFY``.
+(:mod:`crosscheck.spec_eval.variants_linear`) ``deltanet_maps_match_spec``,
+``deltanet_sequence_matches_spec`` and ``deltanet_split_matches_spec``, and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.variants`."""
 
@@ -34,10 +34,6 @@ JUSTIFY: dict[str, str] = {
     "PLGA.Variants.DeltaNet.aff_id_apply":
         "the identity affine map (I, 0) acts as the identity; structural base case of "
         "chunkAff_apply",
-    "PLGA.Variants.DeltaNet.run_append":
-        "running l₁ ++ l₂ = running l₁ then l₂; list recursion, no arithmetic",
-    "PLGA.Variants.DeltaNet.trace_append":
-        "the trace of l₁ ++ l₂ is the concatenation of traces; list recursion, no arithmetic",
     "PLGA.Variants.DeltaNet.chunkTrace_eq_trace":
         "structural induction step of chunked_trace_eq_sequential (whose instances are checked by "
         "deltanet_chunking_equals_sequential)",
@@ -469,4 +465,76 @@ def deltanet_sequence_matches_spec(ex, backend, dps):
         chk.le(f"chunked_outputs_eq_sequential ({n}): = trace", gap(Oc, ref["out"]), bo)
         chk.le(f"deltanet_chunked ({n}) final = chunkedRun", gap(Sc, run_c), bs)
         chk.le(f"chunked_final_eq_sequential ({n}): = run", gap(Sc, ref["final"]), bs)
+    return chk.outcome()
+
+
+@st.composite
+def deltanet_split(draw):
+    """A generic GDN/KDA sequence (:func:`deltanet_generic`) and a split point t ∈ [0, T]
+    (t = 0 or T: an empty first or second piece, a sequence of no tokens)."""
+    ex = draw(deltanet_generic())
+    ex["t"] = draw(st.integers(0, len(ex["K"])))
+    return ex
+
+
+def _piece(ex, sl):
+    """(K, V, Q, β, α) of the tokens in slice ``sl``."""
+    return tuple(ex[n][sl] for n in ("K", "V", "Q", "beta", "alpha"))
+
+
+@prop(theorems=["PLGA.Variants.DeltaNet.run_append", "PLGA.Variants.DeltaNet.trace_append"],
+      paper="GDN/KDA §1: a sequence in two pieces, the second started from the first's final "
+            "state (streaming, prefill then decode), equals one pass",
+      strategy=deltanet_split)
+def deltanet_split_matches_spec(ex, backend, dps):
+    """pyref's ``deltanet_recurrent`` (with ``return_states``) and ``deltanet_chunked`` (chunks of
+    C) run on the first t tokens from S₀ and then on the rest from the first run's final state
+    (the array handed over as is) against the evaluator's one pass over the whole sequence:
+    ``run (l₁ ++ l₂) S₀ = run l₂ (run l₁ S₀)`` (``run_append``: the final states) and ``trace``
+    of l₁ ++ l₂ = the concatenated traces of the pieces (``trace_append``: outputs and states).
+    Every piece, empty ones included, returns outputs [n, d_v] and states [n, d_k, d_v] (exact
+    shape check; d_k, d_v drawn independently). Bounds: the recurrent pieces perform the one-pass
+    loop's operations in the same order on the same values, so the one-pass majorant and index
+    D = T(3d_k + 10) + 3d_k + 10 of ``deltanet_chunking_equals_sequential`` apply; the chunked
+    pieces are the chunked program over the chunking ``chunk_lengths(t, C) ++
+    chunk_lengths(T − t, C)`` (majorant :func:`_abs_deltanet_chunked` of that chunking), whose
+    index is at most the sum of the two pieces' indices, D + 3d_k + 10."""
+    e, t = ex, ex["t"]
+    T, dk = e["K"].shape
+    dv = e["V"].shape[1]
+    kw = {"backend": backend, "dps": dps}
+    first, rest = _piece(e, slice(0, t)), _piece(e, slice(t, T))
+    O1, S1, st1 = deltanet.deltanet_recurrent(e["S0"], *first, return_states=True, **kw)
+    O2, S2, st2 = deltanet.deltanet_recurrent(S1, *rest, return_states=True, **kw)
+    C1, R1 = deltanet.deltanet_chunked(e["S0"], *first, e["C"], **kw)
+    C2, R2 = deltanet.deltanet_chunked(R1, *rest, e["C"], **kw)
+    chk = Checks()
+    shapes = [(O1, (t, dv)), (O2, (T - t, dv)), (st1, (t, dk, dv)), (st2, (T - t, dk, dv)),
+              (C1, (t, dv)), (C2, (T - t, dv))]
+    wrong = float(sum(np.shape(x) != s for x, s in shapes))
+    chk.exact("piece outputs [n, d_v], states [n, d_k, d_v] (n tokens)", wrong)
+    if wrong:                                  # the pieces cannot be concatenated
+        return chk.outcome()
+    with mpmath.workdps(dps):
+        ts, S0 = _tokens(e), mat(e["S0"])
+        ro = lambda tok, S: SL.readout(S, tok.query)  # noqa: E731 (the trace's g)
+        ref = dict(out=SL.trace(ro, ts, S0), states=SL.trace(lambda tok, S: S, ts, S0),
+                   final=SL.run(ts, S0))
+    args = (e["S0"], e["K"], e["V"], e["Q"], e["beta"], e["alpha"])
+    Oa, Sa = _abs_deltanet_recurrent(*args)
+    lengths = SL.chunkLengths(t, e["C"]) + SL.chunkLengths(T - t, e["C"])
+    Oc, Sc = _abs_deltanet_chunked(*args, lengths)
+    D = T * (3 * dk + 10) + 3 * dk + 10
+    chk.le("trace_append: recurrent outputs of the pieces = trace of the whole",
+           gap(np.concatenate([O1, O2]), ref["out"]), SLACK * bound(backend, D, Oa))
+    chk.le("trace_append: recurrent states of the pieces = state trace of the whole",
+           gap(np.concatenate([st1, st2]), ref["states"]),
+           SLACK * bound(backend, D, _abs_states(*args[:3], e["beta"], e["alpha"])))
+    chk.le("run_append: recurrent final state = run of the whole", gap(S2, ref["final"]),
+           SLACK * bound(backend, D, Sa))
+    Dc = D + 3 * dk + 10
+    chk.le("trace_append: chunked outputs of the pieces = trace of the whole",
+           gap(np.concatenate([C1, C2]), ref["out"]), SLACK * bound(backend, Dc, Oc))
+    chk.le("run_append: chunked final state = run of the whole", gap(R2, ref["final"]),
+           SLACK * bound(backend, Dc, Sc))
     return chk.outcome()

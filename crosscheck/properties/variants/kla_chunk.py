@@ -1,6 +1,7 @@
 """Cross-check properties of ``Formal/Variants/KlaChunk.lean``: ``kla_chunkwise_equals_recurrence``,
 the comparisons with the independent evaluator (:mod:`crosscheck.spec_eval.variants_linear`)
-``kla_recurrence_matches_spec`` and ``kla_chunk_matches_spec``, and ``JUSTIFY``.
+``kla_recurrence_matches_spec``, ``kla_chunk_matches_spec`` and ``kla_split_matches_spec``, and
+``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.variants`."""
 
@@ -328,4 +329,92 @@ def kla_chunk_matches_spec(ex, backend, dps):
            SLACK * bound(backend, D, Sa))
     chk.le("kla_chunkwise outputs = recurrence", gap(Ow, rec_o), SLACK * bound(backend, D, Owa))
     chk.le("kla_chunkwise final state = state T", gap(Sw, St[T]), SLACK * bound(backend, D, Swa))
+    return chk.outcome()
+
+
+@st.composite
+def kla_split(draw):
+    """A generic KLA sequence (:func:`kla_generic_sequences`) and a split point t ∈ [0, T]
+    (t = 0 or T: an empty first or second piece, a sequence of no tokens)."""
+    ex = draw(kla_generic_sequences())
+    ex["t"] = draw(st.integers(0, len(ex["K"])))
+    return ex
+
+
+def _kla_piece(ex, sl):
+    """(K, V, Q, α, η) of the tokens in slice ``sl``."""
+    return tuple(ex[n][sl] for n in ("K", "V", "Q", "alpha", "eta"))
+
+
+def _abs_chunkwise_pieces(ex, Qn, beta, t):
+    """f_abs of ``kla_chunkwise`` on tokens [0, t) from S₀ and then on [t, T) from the first
+    piece's final state (:func:`_abs_kla_chunkwise` chained; an empty piece is skipped):
+    (O_abs [T, d_v], S_abs)."""
+    S, outs = np.abs(ex["S0"]), []
+    for sl in (slice(0, t), slice(t, len(ex["K"]))):
+        if sl.stop > sl.start:
+            Oa, S, _ = _abs_kla_chunkwise(S, ex["K"][sl], ex["V"][sl], Qn[sl], ex["alpha"][sl],
+                                         beta[sl], ex["C"])
+            outs.append(Oa)
+    return np.concatenate(outs), S
+
+
+@prop(theorems=["PLGA.Variants.DeltaNet.run_append", "PLGA.Variants.DeltaNet.trace_append",
+                "PLGA.Variants.KlaChunk.state_succ_apply"],
+      paper="KLA §2: a sequence in two pieces, the second started from the first's final state "
+            "(streaming, prefill then decode), equals one pass",
+      strategy=kla_split)
+def kla_split_matches_spec(ex, backend, dps):
+    """pyref's ``kla_recurrent`` (with ``return_states``) and ``kla_chunkwise`` (chunks of C) run
+    on the first t tokens from S₀ and then on the rest from the first run's final state (the
+    array handed over as is) against the evaluator's one pass: the KLA tokens are the GDN tokens
+    ``Stream.tok`` (β_t = ``klaBeta``, q̂_t = q_t/‖q_t‖), so ``trace`` / ``run`` of the whole
+    token list (= ``state`` T, ``state_succ_apply``) equal the concatenated traces of the pieces
+    and the second piece's final state (``trace_append``, ``run_append``). Every piece, empty
+    ones included, returns outputs [n, d_v] and states [n, d_k, d_v] (exact shape check; d_k,
+    d_v drawn independently). Bounds: the recurrent pieces perform the one-pass loop's
+    operations in the same order on the same values (majorant :func:`_abs_kla_states`, index
+    D = T(2d_k + 8) + 2d_k + 2 of ``kla_recurrence_matches_spec``); the chunkwise pieces are
+    two chunkwise programs chained (majorant :func:`_abs_chunkwise_pieces`), index at most the
+    sum of the two pieces' indices of ``kla_chunkwise_equals_recurrence``,
+    T(2d_k + 3C + 12) + 2(2d_k + 3C + 10)."""
+    e, t = ex, ex["t"]
+    T, dk = e["K"].shape
+    dv, C = e["V"].shape[1], e["C"]
+    kw = {"backend": backend, "dps": dps}
+    first, rest = _kla_piece(e, slice(0, t)), _kla_piece(e, slice(t, T))
+    O1, S1, st1 = kla.kla_recurrent(e["S0"], *first, e["eps"], return_states=True, **kw)
+    O2, S2, st2 = kla.kla_recurrent(S1, *rest, e["eps"], return_states=True, **kw)
+    W1, R1 = kla.kla_chunkwise(e["S0"], *first, e["eps"], chunk_size=C, **kw)
+    W2, R2 = kla.kla_chunkwise(R1, *rest, e["eps"], chunk_size=C, **kw)
+    chk = Checks()
+    shapes = [(O1, (t, dv)), (O2, (T - t, dv)), (st1, (t, dk, dv)), (st2, (T - t, dk, dv)),
+              (W1, (t, dv)), (W2, (T - t, dv))]
+    wrong = float(sum(np.shape(x) != s for x, s in shapes))
+    chk.exact("piece outputs [n, d_v], states [n, d_k, d_v] (n tokens)", wrong)
+    if wrong:                                  # the pieces cannot be concatenated
+        return chk.outcome()
+    with mpmath.workdps(dps):
+        s, S0 = _stream(e)
+        ts = [SL.Stream_tok(s, i) for i in range(T)]
+        ro = lambda tok, S: SL.readout(S, tok.query)  # noqa: E731 (the trace's g)
+        ref = dict(out=SL.trace(ro, ts, S0), states=SL.trace(lambda tok, S: S, ts, S0),
+                   final=SL.run(ts, S0), state=SL.state(s, S0, T))
+    beta, Qn = _floats(e)
+    Sa, Oa = _abs_kla_states(e["S0"], e["K"], e["V"], Qn, e["alpha"], beta)
+    Owa, Swa = _abs_chunkwise_pieces(e, Qn, beta, t)
+    D = T * (2 * dk + 8) + 2 * dk + 2
+    Dw = T * (2 * dk + 3 * C + 12) + 2 * (2 * dk + 3 * C + 10)
+    chk.le("trace_append: recurrent outputs of the pieces = trace of the whole",
+           gap(np.concatenate([O1, O2]), ref["out"]), SLACK * bound(backend, D, Oa))
+    chk.le("trace_append: recurrent states of the pieces = state trace of the whole",
+           gap(np.concatenate([st1, st2]), ref["states"]), SLACK * bound(backend, D, Sa))
+    chk.le("run_append: recurrent final state = run of the whole", gap(S2, ref["final"]),
+           SLACK * bound(backend, D, Sa[-1]))
+    chk.le("state_succ_apply: recurrent final state = state T", gap(S2, ref["state"]),
+           SLACK * bound(backend, D, Sa[-1]))
+    chk.le("trace_append: chunkwise outputs of the pieces = trace of the whole",
+           gap(np.concatenate([W1, W2]), ref["out"]), SLACK * bound(backend, Dw, Owa))
+    chk.le("run_append: chunkwise final state = run of the whole", gap(R2, ref["final"]),
+           SLACK * bound(backend, Dw, Swa))
     return chk.outcome()
