@@ -89,7 +89,8 @@ def run_property(p: Property, backend: str, profile: str = "ci", seed: int = 0,
         inner()
     except AssertionError as exc:
         res.ok = False
-        res.counterexample = str(exc).splitlines()[0][:500]
+        # a bare ``assert`` inside a library (mpmath) has no message: name the class then
+        res.counterexample = (str(exc).splitlines() or [type(exc).__name__])[0][:500]
     except Exception as exc:  # a property crashing is a failure, reported, not raised
         res.ok = False
         res.counterexample = f"{type(exc).__name__}: {exc}"[:500]
