@@ -131,8 +131,15 @@ def run_hp_tasks(tasks, jobs, show_progress):
     if jobs > 1 and len(tasks) > 1 and "fork" in mp.get_all_start_methods():
         # fork: no re-import of __main__ (python -m crosscheck has no guard)
         ctx = mp.get_context("fork")
-        # workers ignore SIGINT: Ctrl-C reaches the parent, which prints one line and exits 130
-        with ctx.Pool(min(jobs, len(tasks)), initializer=_ignore_sigint) as pool:
+        # workers ignore SIGINT: Ctrl-C reaches the parent, which prints one line and exits 130.
+        # The parent ignores it while forking, so a worker never runs a moment without SIG_IGN
+        # (the initializer alone leaves a window between fork and initializer).
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            pool = ctx.Pool(min(jobs, len(tasks)), initializer=_ignore_sigint)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        with pool:
             for r in progress(pool.imap_unordered(_hp_task, tasks, chunksize=1),
                               total=len(tasks), desc="perron/det", enabled=show_progress):
                 results.append(r)
