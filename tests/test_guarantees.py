@@ -224,6 +224,12 @@ def test_failed_audit_leaves_the_previous_report_untouched(ctx, tmp_path, monkey
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
+def _default_sigint():
+    """SIGINT as a terminal's foreground job has it: a test run started in the background by a
+    non-interactive shell inherits SIGINT ignored, and Python then installs no handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _python_children(children: Path) -> list:
     """The child processes (from /proc) running our code; processes may exit while we look."""
     out = []
@@ -251,7 +257,7 @@ def test_ctrl_c_during_the_worker_pool_is_one_line(tmp_path):
                           "--out", str(tmp_path / "o"), "--quiet", "--jobs", "2", "--no-plots",
                           "--steps", "1", "--hp-dps", "60", "--no-blockseq"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=_default_sigint)
     children = Path(f"/proc/{p.pid}/task/{p.pid}/children")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and p.poll() is None:   # wait for both pool workers
