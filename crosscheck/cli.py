@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
+from .cli_models import add_model_parsers, apply_blas_threads, positive_int
 from .errors import PlgaError
 from .fsutil import write_json
 from .lean.axioms import audit
@@ -226,7 +226,7 @@ def _print_generated_counts(mutants) -> None:
 
 
 def _do_mutate_generated(args) -> bool:
-    _apply_blas_threads(1)  # before numpy loads: the children fork, the matrices are tiny
+    apply_blas_threads(1)  # before numpy loads: the children fork, the matrices are tiny
     from .mutation.runner import run_generated
     try:
         files = [resolve_module(m, pyref_dir()) for m in args.module] if args.module else None
@@ -292,33 +292,6 @@ def cmd_verify(args) -> int:
     return 0 if ok else 1
 
 
-def _apply_blas_threads(threads: int | None) -> bool:
-    """Fix the BLAS thread count through the environment; possible only while numpy is not
-    loaded yet.  Returns whether it was applied."""
-    if threads is None or "numpy" in sys.modules:
-        return False
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    return True
-
-
-def cmd_audit(args) -> int:
-    threads_applied = _apply_blas_threads(args.threads)
-    from .audit.run import AuditOptions, run_audit  # loads numpy: after the BLAS variables
-    opts = AuditOptions(
-        checkpoint=Path(args.checkpoint), config=args.config,
-        tokens=Path(args.tokens) if args.tokens else None,
-        tokens2=Path(args.tokens2) if args.tokens2 else None,
-        backend=args.backend, dps=args.dps, hp_dps=args.hp_dps,
-        out=Path(args.out) if args.out else None, steps=args.steps,
-        perron=not args.no_perron, determinants=not args.no_det, blockseq=not args.no_blockseq,
-        hp_prompts=args.hp_prompts, hp_heads=args.hp_heads, jobs=args.jobs,
-        plots=not args.no_plots, progress=not args.quiet,
-        threads=args.threads, threads_applied=threads_applied)
-    run_audit(opts)
-    return 0
-
-
 # ========================================================================= argument parser
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", default=".", help="project root holding Formal/ (default: .)")
@@ -339,16 +312,6 @@ def _audit_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reports", default=None, help="report directory (default: reports/)")
     p.add_argument("--audit-timeout", type=float, default=3600.0,
                    help="seconds for the audit process")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
-    return v
 
 
 def _fuzz_opts(p: argparse.ArgumentParser) -> None:
@@ -379,7 +342,7 @@ def _mutate_opts(p: argparse.ArgumentParser) -> None:
                    help="run the generated operator-level mutants instead of the shipped ones")
     p.add_argument("--list", action="store_true",
                    help="with --generated: only count the mutants per module and operator")
-    p.add_argument("--sample", type=_positive_int, default=None,
+    p.add_argument("--sample", type=positive_int, default=None,
                    help="with --generated: a fixed sample of N mutants (chosen by a hash of the "
                         "id)")
     p.add_argument("--module", action="append", default=[],
@@ -387,7 +350,7 @@ def _mutate_opts(p: argparse.ArgumentParser) -> None:
                         "repeatable)")
     p.add_argument("--id", action="append", default=[],
                    help="with --generated: only this mutant id (repeatable)")
-    p.add_argument("--jobs", type=_positive_int, default=2,
+    p.add_argument("--jobs", type=positive_int, default=2,
                    help="parallel mutant processes (default 2)")
     p.add_argument("--timeout", type=float, default=120.0,
                    help="seconds per mutant, plus 3x the coverage-pass time of its selected "
@@ -409,7 +372,7 @@ def _add_harness_parsers(sub) -> None:
     _reports_opts(f, "project root (reports go to ROOT/reports)")
     f.add_argument("--theorem", default=None,
                    help="only properties checking this Lean theorem (or this property)")
-    f.add_argument("--examples", type=_positive_int, default=None,
+    f.add_argument("--examples", type=positive_int, default=None,
                    help="examples per property and backend")
     _fuzz_opts(f)
     f.set_defaults(func=cmd_fuzz)
@@ -441,77 +404,6 @@ def _add_lean_parsers(sub) -> None:
     a.set_defaults(func=cmd_lean_audit)
 
 
-AUDIT_DESCRIPTION = """\
-The paper's numerical audit (PLGA_SPEC.md section D) of a v510 checkpoint, computed
-with pyref: rank-one statistics of A and A_LM, RoPE commutant/commutator residuals of
-G_LM, a certified Perron-Frobenius report and high-precision determinants of A_LM, DAG
-values, G-cache fidelity of greedy decoding, block CE vs sequential NLL, and the order
-parameter between two runs. Writes OUT/audit.json (every number), OUT/audit.md and PNG
-plots (matplotlib, the optional extra 'plot'; skipped with a note if it is missing)."""
-
-AUDIT_EPILOG = """\
-token files:
-  JSON: a list of ints (one prompt) or a list of lists of ints, e.g. [[5, 17, 3], [8, 2]];
-  or text: one prompt per line, ids separated by whitespace and/or commas, '#' comments.
-  Ids must lie in [0, vocab_size); 0 is [PAD]. Each prompt is run on its own (batch 1).
-
-examples:
-  plga audit model.safetensors --tokens prompts.json --out audit/
-  plga audit model.npz --config paper --tokens a.txt --tokens2 b.txt --steps 16
-  plga audit small.safetensors --backend mp --dps 40 --hp-prompts all
-
-exit codes: 0 audit written; 1 the audit failed (e.g. the model produced non-finite values);
-2 bad input (checkpoint/config mismatch, missing key, token id out of range, unwritable --out).
-Nothing is written unless the audit completes (audit.json is written atomically, last)."""
-
-
-def _add_checkpoint_audit_parser(sub) -> None:
-    au = sub.add_parser(
-        "audit", help="audit a PLDR-LLM v510 checkpoint with the reference model (spec D)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=AUDIT_DESCRIPTION, epilog=AUDIT_EPILOG)
-    au.add_argument("checkpoint", help="v510 checkpoint, .safetensors or .npz (pyref/PyTorch "
-                                       "state-dict key names)")
-    au.add_argument("--config", default=None,
-                    help="PLDRConfig JSON file (pyref.PLDRConfig.to_json fields), or 'paper' / "
-                         "'paper:A_DFF' for the paper's 110M configuration (default: the config "
-                         "embedded in the checkpoint)")
-    au.add_argument("--tokens", default=None, help="token-id prompts (format below; default: one "
-                                                   "seeded random prompt of 16 ids)")
-    au.add_argument("--tokens2", default=None, help="prompts of a second run, paired with --tokens "
-                                                    "prompt by prompt, for the order parameter")
-    au.add_argument("--backend", choices=["float64", "float32", "mp"], default="float64",
-                    help="pyref backend (default float64; mp is for small models: object arrays "
-                         "are ~1000x slower)")
-    au.add_argument("--dps", type=_positive_int, default=50,
-                    help="decimal digits of the mp backend (default 50)")
-    au.add_argument("--hp-dps", type=_positive_int, default=30,
-                    help="decimal digits of the Perron report and the determinants (default 30, "
-                         "at least 15)")
-    au.add_argument("--out", default=None,
-                    help="output directory (default: ./audit-<checkpoint name>)")
-    au.add_argument("--steps", type=int, default=8,
-                    help="greedy decoding steps for G-cache fidelity (default 8)")
-    au.add_argument("--hp-prompts", choices=["first", "all"], default="first",
-                    help="prompts that get the Perron report and determinants (default: the first)")
-    au.add_argument("--hp-heads", type=_positive_int, default=None,
-                    help="Perron/determinants only for the first N heads of each layer "
-                         "(default: all)")
-    au.add_argument("--no-perron", action="store_true",
-                    help="skip the Perron report (the most expensive part)")
-    au.add_argument("--no-det", action="store_true", help="skip the determinants")
-    au.add_argument("--no-blockseq", action="store_true",
-                    help="skip block CE vs sequential NLL (costs one forward pass per token)")
-    au.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
-    au.add_argument("--jobs", type=_positive_int, default=2,
-                    help="processes for the Perron report and determinants (default 2)")
-    au.add_argument("--threads", type=_positive_int, default=1,
-                    help="BLAS threads (default 1: the audit's matrices are small, and extra "
-                         "threads slow them down on a busy machine)")
-    au.add_argument("--quiet", action="store_true", help="no progress bars")
-    au.set_defaults(func=cmd_audit)
-
-
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="plga",
                                  description=__doc__.split("\n\n")[0] if __doc__ else None,
@@ -520,7 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True)
     _add_harness_parsers(sub)
     _add_lean_parsers(sub)
-    _add_checkpoint_audit_parser(sub)
+    add_model_parsers(sub)
     return ap
 
 

@@ -35,3 +35,22 @@ def write_atomic(path: Path, data: str | bytes) -> None:
 
 def write_json(path: Path, obj) -> None:
     write_atomic(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+def publish_staged(stage: Path, out_dir: Path, names: list, marker: str, stale=()) -> None:
+    """Move the complete output set ``names`` from the directory ``stage`` into ``out_dir``,
+    ``marker`` (the report's JSON) last.
+
+    The old ``marker`` goes first, so from then until the new one lands ``out_dir`` holds no
+    report (``marker`` present = a complete set of one run); files in ``stale`` (e.g. plots of an
+    earlier run) that this run did not write are removed. Other files are left alone."""
+    try:
+        (out_dir / marker).unlink(missing_ok=True)
+        for f in stale:
+            if f not in names:
+                (out_dir / f).unlink(missing_ok=True)
+        for n in sorted(names, key=lambda n: n == marker):
+            os.replace(stage / n, out_dir / n)
+    except OSError as exc:
+        raise PlgaError(f"--out {out_dir}: cannot move the report into place "
+                        f"({exc.strerror or exc})") from None

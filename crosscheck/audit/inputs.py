@@ -15,6 +15,7 @@ import numpy as np
 
 import pyref
 from pyref.checkpoint import CheckpointError, load_arrays
+from pyref.tokenizer import Tokenizer
 
 from ..errors import PlgaError
 
@@ -252,9 +253,61 @@ def check_prompt_lengths(prompts, cfg, steps, what):
                             "(the RoPE table)")
 
 
-def load_prompts(opts, cfg):
-    """(prompts, their source, prompts of the second run or None), checked against ``cfg``."""
+def _tokenizer(opts) -> Tokenizer:
+    """The tokenizer of ``--text``: ``--tokenizer`` (the authors' convention) or the
+    ``tokenizer.model`` of a Hugging Face folder (the port's convention)."""
+    try:
+        if opts.tokenizer is not None:
+            return Tokenizer(opts.tokenizer, "authors")
+        if Path(opts.checkpoint).is_dir():
+            return Tokenizer.from_hf_folder(opts.checkpoint)
+    except ValueError as exc:
+        raise PlgaError(f"--tokenizer: {exc}") from None
+    raise PlgaError("--text/--text-file need --tokenizer MODEL (a SentencePiece .model file; "
+                    "a Hugging Face folder's own tokenizer.model is used when present)")
+
+
+def _read_texts(opts) -> list[str]:
+    texts = list(opts.text or [])
+    if opts.text_file is not None:
+        try:
+            lines = Path(opts.text_file).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PlgaError(f"--text-file {opts.text_file}: cannot read it as UTF-8 text "
+                            f"({getattr(exc, 'strerror', None) or exc})") from None
+        texts += [ln for ln in lines if ln.strip()]
+        if not texts:
+            raise PlgaError(f"--text-file {opts.text_file}: no non-empty line (one prompt per "
+                            "line)")
+    return texts
+
+
+def text_prompts(opts, cfg) -> tuple[list, dict]:
+    """Token ids of the ``--text``/``--text-file`` prompts and the record of how they were
+    made (tokenizer, convention, the texts)."""
     if opts.tokens is not None:
+        raise PlgaError("--tokens and --text/--text-file: give the prompts one way")
+    tok = _tokenizer(opts)
+    texts = _read_texts(opts)
+    prompts = []
+    for i, t in enumerate(texts):
+        ids = tok.encode_prompt(t)
+        bad = [x for x in ids if x >= cfg.vocab_size]
+        if bad:
+            raise PlgaError(f"--text prompt {i}: the tokenizer ({tok.vocab_size} pieces) gives id "
+                            f"{bad[0]}, outside the model's vocabulary [0, {cfg.vocab_size})")
+        prompts.append(ids)
+    return prompts, {"tokenizer": tok.describe(), "texts": texts, "_tokenizer": tok}
+
+
+def load_prompts(opts, cfg):
+    """(prompts, their source, prompts of the second run or None, text record or None),
+    checked against ``cfg``."""
+    text = None
+    if opts.text or opts.text_file is not None:
+        prompts, text = text_prompts(opts, cfg)
+        source = f"--text ({len(prompts)} prompt(s), tokenized)"
+    elif opts.tokens is not None:
         prompts = read_tokens(Path(opts.tokens), cfg.vocab_size, "--tokens")
         source = f"--tokens {opts.tokens}"
     else:
@@ -270,7 +323,7 @@ def load_prompts(opts, cfg):
             raise PlgaError(f"--tokens2 {opts.tokens2}: {len(prompts2)} prompt(s), but the first "
                             f"run has {len(prompts)} ({source}); the order parameter pairs "
                             "prompt i with prompt i")
-    return prompts, source, prompts2
+    return prompts, source, prompts2, text
 
 
 # ====================================================================== output directory

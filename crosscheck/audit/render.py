@@ -219,6 +219,33 @@ def _gcache(r: dict) -> list:
     return md + _gcache_pads(g) + _gcache_summary(g, r["config"]["num_layers"])
 
 
+def _md_text(t: str) -> str:
+    """A text for a Markdown table cell: one line, pipes escaped, at most 160 characters."""
+    t = " ".join(str(t).split()).replace("|", "\\|")
+    return t if len(t) <= 160 else t[:157] + "…"
+
+
+def _text(r: dict) -> list:
+    """The --text prompts next to their ids and the decoded greedy continuations."""
+    t = r.get("text")
+    if not t:
+        return []
+    g = {x["prompt"]: x for x in r["gcache"]["per_prompt"]}
+    md = ["", "## Text prompts and greedy continuations", "",
+          f"Tokenizer: {t['tokenizer']}. The continuation is the greedy decode of section 5 "
+          "(KV+G-cached; the uncached one differs only where section 5 says so).", ""]
+    rows = []
+    for i, x in enumerate(t["prompts"]):
+        ids = r["prompts"]["tokens"][i]
+        rows.append([i, _md_text(x["text"]), " ".join(map(str, ids)),
+                     " ".join(map(str, g.get(i, {}).get("cached_tokens") or [])) or "—",
+                     _md_text(x.get("cached_text", "—")),
+                     "same" if x.get("cached_text") == x.get("uncached_text")
+                     else _md_text(x.get("uncached_text", "—"))])
+    return md + [_table(["prompt", "text", "token ids", "continuation ids",
+                         "continuation (cached)", "uncached"], rows)]
+
+
 def _gap_cells(x: dict) -> list:
     """The loss/gap cells of a per-prompt or pooled block-vs-sequential row."""
     return [_f(x["seq_nll_per_token"], ".6g"), _f(x["block_ce_per_token"], ".6g"),
@@ -301,8 +328,8 @@ def _plots(r: dict) -> list:
     return md
 
 
-SECTIONS = (_header, _rank_one, _commutant, _perron, _dag, _gcache, _blockseq, _order_parameter,
-            _determinants, _plots)
+SECTIONS = (_header, _text, _rank_one, _commutant, _perron, _dag, _gcache, _blockseq,
+            _order_parameter, _determinants, _plots)
 
 
 def render_markdown(r: dict) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import os
 import platform
 import shutil
 import tempfile
@@ -20,7 +19,7 @@ import pyref
 from pyref.backend import to_float64
 
 from ..errors import PlgaError
-from ..fsutil import write_atomic
+from ..fsutil import publish_staged, write_atomic
 from . import plots
 from .blockseq import blockseq_section
 from .gcache import gcache_runs, gcache_section
@@ -80,6 +79,9 @@ class AuditOptions:
     config: str | None = None          # JSON file, "paper", or None (config embedded in the file)
     tokens: Path | None = None
     tokens2: Path | None = None
+    text: list | None = None           # --text prompts (tokenized with `tokenizer`)
+    text_file: Path | None = None      # --text-file: one prompt per line
+    tokenizer: Path | None = None      # SentencePiece model (default: the HF folder's own)
     backend: str = "float64"
     dps: int = 50                      # digits of the mp backend
     hp_dps: int = 30                   # digits of Perron report and determinants
@@ -163,6 +165,22 @@ def _head(opts, ckpt, sha, cfg, cfg_source, warnings, prompts, source, prompts2)
     }
 
 
+def _text_record(text, gc) -> dict | None:
+    """The texts, their ids and the decoded greedy continuations (cached and uncached) of a
+    ``--text`` run; None for token-id prompts."""
+    if text is None:
+        return None
+    tok = text["_tokenizer"]
+    rows = []
+    for t, r in zip(text["texts"], gc):
+        row = {"text": t}
+        for k in ("cached_tokens", "uncached_tokens"):
+            if r.get(k) is not None:
+                row[k.replace("tokens", "text")] = tok.decode(r[k])
+        rows.append(row)
+    return {"tokenizer": text["tokenizer"], "prompts": rows}
+
+
 def _high_precision(run, result, opts, ops, L, H) -> None:
     """Perron + determinants at high precision (the expensive part; parallel over heads)."""
     scope = hp_scope(len(ops), L, H, opts.hp_prompts, opts.hp_heads)
@@ -215,27 +233,10 @@ def _write_reports(result: dict, stage: Path) -> dict:
     return clean
 
 
-def _publish(stage: Path, out_dir: Path, names: list) -> None:
-    """Move the complete output set from ``stage`` into ``out_dir``, ``audit.json`` last.
-
-    The old ``audit.json`` goes first, so from then until the new one lands ``out_dir`` holds
-    no report (``audit.json`` present = a complete set of one run); plots of an earlier run
-    that this run did not write are removed. Other files in ``out_dir`` are left alone."""
-    try:
-        (out_dir / "audit.json").unlink(missing_ok=True)
-        for f in plots.PLOT_FILES:
-            if f not in names:
-                (out_dir / f).unlink(missing_ok=True)
-        for n in sorted(names, key=lambda n: n == "audit.json"):
-            os.replace(stage / n, out_dir / n)
-    except OSError as exc:
-        raise PlgaError(f"--out {out_dir}: cannot move the report into place "
-                        f"({exc.strerror or exc})") from None
-
-
 def _write_outputs(result: dict, opts, out_dir: Path, log, t_start: float) -> dict:
     """Plots, audit.md, audit.json into a staging directory inside ``out_dir``, then
-    :func:`_publish`: a run that fails or is interrupted before that changes nothing."""
+    :func:`~crosscheck.fsutil.publish_staged`: a run that fails or is interrupted before
+    that changes nothing."""
     stage = Path(tempfile.mkdtemp(prefix=".plga-audit-staging-", dir=out_dir))
     try:
         t0 = time.monotonic()
@@ -244,7 +245,8 @@ def _write_outputs(result: dict, opts, out_dir: Path, log, t_start: float) -> di
         result["timing_s"]["total"] = time.monotonic() - t_start
         clean = _write_reports(result, stage)
         written = result["plots"]["written"]
-        _publish(stage, out_dir, [*written, "audit.md", "audit.json"])
+        publish_staged(stage, out_dir, [*written, "audit.md", "audit.json"], marker="audit.json",
+                       stale=plots.PLOT_FILES)
     except OSError as exc:   # e.g. a full disk while matplotlib writes a plot
         raise PlgaError(f"--out {out_dir}: cannot write the report ({exc.strerror or exc}); "
                         "the previous report, if any, is unchanged") from None
@@ -270,7 +272,7 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
     model, cfg, cfg_source, warnings = load_checkpoint(ckpt, opts.config)
     for w in warnings:
         log(f"warning: {w}")
-    prompts, source, prompts2 = load_prompts(opts, cfg)
+    prompts, source, prompts2, text = load_prompts(opts, cfg)
     check_output_dir(out_dir)
     sha = sha256_file(ckpt)
     timing["load"] = time.monotonic() - t
@@ -290,6 +292,7 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
     _high_precision(run, result, opts, ops, L, H)
     gc = run("gcache", gcache_runs, model, prompts, opts.steps, opts.backend, opts.dps, prog)
     result["gcache"] = gcache_section(gc, L)
+    result["text"] = _text_record(text, gc)
     result["block_vs_sequential"] = (
         run("block_vs_sequential", blockseq_section, model, prompts, opts.backend, opts.dps, prog)
         if opts.blockseq else {"computed": False, "reason": "--no-blockseq"})
