@@ -14,9 +14,13 @@
     plga lean check              kernel-check every module of Formal/ in dependency order
     plga lean audit [--update-lock]
                                  axiom audit + statement lock; writes reports/axioms.{json,md}
-    plga audit CHECKPOINT [--tokens FILE] [--tokens2 FILE] [--backend B] [--out DIR] ...
-                                 the paper's numerical audit of a v510 checkpoint
-                                 (audit.json/.md, plots)
+    plga audit CHECKPOINT [--config C] [--tokens FILE | --text T] [--gcache G] [--out DIR] ...
+                                 the paper's numerical audit of a checkpoint (.safetensors,
+                                 .npz, the authors' .pth, a Hugging Face folder)
+    plga audit-g G_LIST [--out DIR]
+                                 spectra, RoPE commutant, Perron of a list of constant G
+    plga generate CHECKPOINT (--text T | --tokens FILE) [--max-new-tokens N]
+                                 greedy continuation with pyref
 
 Exit codes: 0 success; 1 a check failed (a Lean error, a forbidden axiom, a
 statement-lock mismatch); 2 bad input or a missing toolchain (one-line message).

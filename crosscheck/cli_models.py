@@ -42,6 +42,7 @@ def cmd_audit(args) -> int:
         tokens2=Path(args.tokens2) if args.tokens2 else None,
         text=args.text, text_file=Path(args.text_file) if args.text_file else None,
         tokenizer=Path(args.tokenizer) if args.tokenizer else None,
+        gcache=Path(args.gcache) if args.gcache else None,
         backend=args.backend, dps=args.dps, hp_dps=args.hp_dps,
         out=Path(args.out) if args.out else None, steps=args.steps,
         perron=not args.no_perron, determinants=not args.no_det, blockseq=not args.no_blockseq,
@@ -51,6 +52,14 @@ def cmd_audit(args) -> int:
     run_audit(opts)
     return 0
 
+
+CHECKPOINT_HELP = ("the model: a .safetensors/.npz file (pyref or any v510 state dict), the "
+                   "authors' .pth/.pt (torch.save; read without torch, no pickle code runs) or "
+                   "a Hugging Face port folder (config.json + model.safetensors)")
+CONFIG_HELP = ("what the tensor shapes do not tell (max_seq_len, RoPE base, epsilons) when the "
+               "checkpoint carries no config: 'paper' / 'paper:A_DFF', a JSON file (all or some "
+               "PLDRConfig fields), or the authors' hyperparameter .py file (hpdict, read "
+               "without running it); every size must agree with the shapes")
 
 AUDIT_DESCRIPTION = """\
 The paper's numerical audit (PLGA_SPEC.md section D) of a v510 checkpoint, computed
@@ -81,23 +90,10 @@ def _add_audit_parser(sub) -> None:
         "audit", help="audit a PLDR-LLM v510 checkpoint with the reference model (spec D)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=AUDIT_DESCRIPTION, epilog=AUDIT_EPILOG)
-    au.add_argument("checkpoint", help="v510 checkpoint, .safetensors or .npz (pyref/PyTorch "
-                                       "state-dict key names)")
-    au.add_argument("--config", default=None,
-                    help="PLDRConfig JSON file (pyref.PLDRConfig.to_json fields), or 'paper' / "
-                         "'paper:A_DFF' for the paper's 110M configuration (default: the config "
-                         "embedded in the checkpoint)")
+    _checkpoint_args(au)
     au.add_argument("--tokens", default=None, help="token-id prompts (format below; default: one "
                                                    "seeded random prompt of 16 ids)")
-    au.add_argument("--text", action="append", default=None, metavar="TEXT",
-                    help="a text prompt (repeat for several), tokenized with --tokenizer the "
-                         "way the authors' generate_text does; the report shows the decoded "
-                         "greedy continuations")
-    au.add_argument("--text-file", default=None,
-                    help="text prompts, one per line (UTF-8; blank lines skipped)")
-    au.add_argument("--tokenizer", default=None,
-                    help="SentencePiece .model for --text (default for a Hugging Face folder: "
-                         "its tokenizer.model, with the port's BOS/EOS convention)")
+    _prompt_args(au)
     au.add_argument("--tokens2", default=None, help="prompts of a second run, paired with --tokens "
                                                     "prompt by prompt, for the order parameter")
     au.add_argument("--backend", choices=["float64", "float32", "mp"], default="float64",
@@ -134,6 +130,98 @@ def _add_audit_parser(sub) -> None:
 
 
 
+def cmd_generate(args) -> int:
+    apply_blas_threads(args.threads)
+    from .generate import GenerateOptions, run_generate  # loads numpy: after the BLAS variables
+    run_generate(GenerateOptions(
+        checkpoint=Path(args.checkpoint), config=args.config, text=args.text,
+        text_file=Path(args.text_file) if args.text_file else None,
+        tokens=Path(args.tokens) if args.tokens else None,
+        tokenizer=Path(args.tokenizer) if args.tokenizer else None,
+        gcache=Path(args.gcache) if args.gcache else None,
+        max_new_tokens=args.max_new_tokens, kvcache=not args.no_kvcache,
+        use_gcache=not args.no_gcache, backend=args.backend, dps=args.dps,
+        stop_at_eos=not args.no_eos, as_json=args.json))
+    return 0
+
+
+def _checkpoint_args(p) -> None:
+    """The options that say which model runs: checkpoint, config, G list."""
+    p.add_argument("checkpoint", help=CHECKPOINT_HELP)
+    p.add_argument("--config", default=None, help=CONFIG_HELP)
+    p.add_argument("--gcache", default=None, metavar="G_LIST",
+                   help="a list of constant operators G (the authors' predefined-G .pkl, a NAB "
+                        "list, or a pyref constant-G checkpoint): run the v510Gi model that "
+                        "uses them instead of the learned operator")
+
+
+def _prompt_args(p) -> None:
+    p.add_argument("--text", action="append", default=None, metavar="TEXT",
+                   help="a text prompt (repeat for several), tokenized with --tokenizer the way "
+                        "the authors' generate_text does")
+    p.add_argument("--text-file", default=None,
+                   help="text prompts, one per line (UTF-8; blank lines skipped)")
+    p.add_argument("--tokenizer", default=None,
+                   help="SentencePiece .model for --text (default for a Hugging Face folder: "
+                        "its tokenizer.model, with the port's BOS/EOS convention)")
+
+
+def cmd_audit_g(args) -> int:
+    apply_blas_threads(1)
+    from .audit.gaudit import GAuditOptions, run_audit_g  # loads numpy: after the BLAS variables
+    run_audit_g(GAuditOptions(
+        gcache=Path(args.file), out=Path(args.out) if args.out else None,
+        rope_base=args.rope_base, perron=not args.no_perron, hp_dps=args.hp_dps,
+        jobs=args.jobs, plots=not args.no_plots, progress=not args.quiet))
+    return 0
+
+
+def _add_audit_g_parser(sub) -> None:
+    ag = sub.add_parser("audit-g", help="audit a list of constant operators G (the authors' "
+                        "predefined-G / NAB lists): spectra, RoPE commutant, symmetry, "
+                        "positivity, Perron")
+    ag.add_argument("file", help="G list: the authors' predefined_G_LM_cache_list_*.pkl or "
+                    "*NAB*.pkl (read without torch; no pickle code runs), a pyref constant-G "
+                    "checkpoint (.safetensors/.npz), or an .npz written by numpy.savez(*G_list)")
+    ag.add_argument("--out", default=None,
+                    help="output directory (default: ./audit-g-<file name>)")
+    ag.add_argument("--rope-base", type=float, default=None,
+                    help="RoPE base Θ for the commutant/commutator residuals (default: the "
+                         "config embedded in a pyref checkpoint, else 10000 as in v510)")
+    ag.add_argument("--no-perron", action="store_true",
+                    help="skip the Perron reports of entrywise-positive heads (the expensive "
+                         "part: ~2 s per 64x64 head at 30 digits)")
+    ag.add_argument("--hp-dps", type=positive_int, default=30,
+                    help="decimal digits of the Perron report (default 30, at least 15)")
+    ag.add_argument("--jobs", type=positive_int, default=2,
+                    help="processes for the Perron reports (default 2)")
+    ag.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    ag.add_argument("--quiet", action="store_true", help="no progress bars")
+    ag.set_defaults(func=cmd_audit_g)
+
+
+def _add_generate_parser(sub) -> None:
+    ge = sub.add_parser("generate", help="greedy continuation of text or token-id prompts",
+                        description=__doc__.split("\n\n")[0])
+    _checkpoint_args(ge)
+    _prompt_args(ge)
+    ge.add_argument("--tokens", default=None, help="token-id prompts (as for plga audit)")
+    ge.add_argument("--max-new-tokens", type=int, default=32,
+                    help="tokens to generate per prompt (default 32; stops earlier at EOS)")
+    ge.add_argument("--no-kvcache", action="store_true", help="re-run the whole sequence each "
+                                                               "step instead of the KV-cache")
+    ge.add_argument("--no-gcache", action="store_true",
+                    help="recompute G_LM each step instead of reusing the prefill's")
+    ge.add_argument("--no-eos", action="store_true", help="do not stop at the EOS id")
+    ge.add_argument("--backend", choices=["float64", "float32", "mp"], default="float64")
+    ge.add_argument("--dps", type=positive_int, default=50, help="digits of the mp backend")
+    ge.add_argument("--threads", type=positive_int, default=1, help="BLAS threads (default 1)")
+    ge.add_argument("--json", action="store_true", help="one JSON object per prompt")
+    ge.set_defaults(func=cmd_generate)
+
+
 def add_model_parsers(sub) -> None:
     """Add ``audit``, ``audit-g`` and ``generate`` to the ``plga`` subparsers."""
     _add_audit_parser(sub)
+    _add_audit_g_parser(sub)
+    _add_generate_parser(sub)

@@ -10,6 +10,10 @@ three operator sources that make the model variants:
 
 An operator source is part of a layer's :class:`~pyref.params.AttentionParams`
 (``p.operator``); the model class chooses it (``PLDRModel._operator_source`` in :mod:`pyref.model`).
+
+:func:`multi_head_attention` is the v510 sublayer; :func:`multi_head_attention_port` the same
+sublayer under a non-v510 :class:`~pyref.semantics.Semantics` (the Hugging Face port's RoPE,
+mask, softmax, score scale and reported E).
 """
 from __future__ import annotations
 
@@ -18,17 +22,22 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .backend import Backend
+from .backend import Backend, to_float64
 from .ops import (
     density,
     layer_norm,
     linear,
+    mask_fill_value,
     masked,
     operator,
     residual_metric_learner,
+    rope_tables,
+    rope_tables_f32,
     rotate,
+    rotate_tables,
     scores,
     softmax,
+    softmax_exclude,
 )
 
 
@@ -119,6 +128,81 @@ def multi_head_attention(b: Backend, cfg, p, x, mask, kv=None, gc=None):
     heads_out = np.matmul(att, _heads(V_all))                                      # [B,H,S,dk]
     out = linear(np.transpose(heads_out, (0, 2, 1, 3)).reshape(B, S, d), p.wo, p.bo)       # [B,S,d]
     ded["E"] = E
+    if p.operator.learned:
+        return out, ded, [K_all, V_all, ded["A"]], [ded["A_LM"], G]
+    return out, ded, [K_all, V_all], None
+
+
+# ============================================================================ port semantics
+def _to_float32(b: Backend, x):
+    """A backend array rounded to float32 (mp: through float64, which every float32 holds)."""
+    return (to_float64(x) if b.is_mp else np.asarray(x)).astype(np.float32)
+
+
+def port_rope(b: Backend, cfg, sem, x, positions):
+    """RoPE under ``sem`` (``rope``, ``rope_float32``): x [B, H, S, d_k], int positions [P, S]
+    (P = 1 or B) -> rotated x in backend ``b``."""
+    half = sem.rope == "half"
+    if not sem.rope_float32:
+        c, s = rope_tables(b, positions, x.shape[-1], cfg.rope_base)              # [P,S,dk/2]
+        return rotate_tables(x, c[:, None], s[:, None], half)
+    c, s = rope_tables_f32(positions, x.shape[-1], cfg.rope_base)                 # float32
+    if half:   # HF rotary embedding: float32 tables cast to the model dtype, rotation there
+        return rotate_tables(x, b.asarray(c)[:, None], b.asarray(s)[:, None], True)
+    # torchtune: x.float(), rotation in float32, type_as(x)
+    return b.asarray(rotate_tables(_to_float32(b, x), c[:, None], s[:, None], False))
+
+
+def port_softmax(b: Backend, sem, E, masked_keys):
+    """Attention weights from scores E [B, H, S, T] under ``sem`` (``mask_fill``,
+    ``softmax_float32``); ``masked_keys`` bool [B|1, 1, S, T] (True = masked) or None."""
+    if sem.mask_fill == "exclude":
+        return softmax_exclude(b, E, masked_keys)
+    x = E
+    if masked_keys is not None:
+        fill = mask_fill_value(b, sem.mask_fill)
+        x = E + np.where(masked_keys, fill, b.const(0))
+    if not sem.softmax_float32 or b.name == "float32":
+        return softmax(b, x, overwrite=masked_keys is not None)
+    with np.errstate(over="ignore"):
+        x32 = _to_float32(b, x)   # finfo(float64).min -> -inf
+    if np.any(np.isneginf(np.max(x32, axis=-1))):
+        raise ValueError(f"forward ({b.name}): a query row has every key masked; the port's "
+                         "float32 softmax of finfo(float64).min scores (-inf in float32) is NaN "
+                         "there (use the float32 backend or attn_implementation='sdpa')")
+    return b.asarray(softmax(Backend("float32"), x32, overwrite=True))
+
+
+def multi_head_attention_port(b: Backend, cfg, p, x, masked_keys, positions, sem, kv=None,
+                              gc=None):
+    """:func:`multi_head_attention` under the semantics ``sem`` (:mod:`pyref.semantics`):
+    RoPE at int ``positions`` [B|1, S] by ``port_rope``, scores scaled per ``sem.score_scale``,
+    weights by ``port_softmax`` with the boolean ``masked_keys`` [B|1, 1, S, T] (or None), and
+    ``E`` reported per ``sem.E``.  Same caches and returns as :func:`multi_head_attention`."""
+    B, S, d = x.shape
+    H = cfg.num_heads
+    dk = d // H
+    qh = port_rope(b, cfg, sem, _heads(linear(x, p.wq, p.bq).reshape(B, S, H, dk)), positions)
+    kh = port_rope(b, cfg, sem, _heads(linear(x, p.wk, p.bk).reshape(B, S, H, dk)), positions)
+    v = linear(x, p.wv, p.bv).reshape(B, S, H, dk)                                 # [B,S,H,dk]
+    k_rot = np.transpose(kh, (0, 2, 1, 3))                                         # [B,S,H,dk]
+    if kv is None:
+        K_all, V_all, cached_A = k_rot, v, None                                    # [B,T,H,dk]
+    else:
+        K_all = np.concatenate([kv[0], k_rot], axis=1)
+        V_all = np.concatenate([kv[1], v], axis=1)
+        cached_A = kv[2] if p.operator.learned else None
+    ded, G = p.operator.deduce(b, cfg, qh, cached_A, gc)
+    lhs = qh if G is None else np.matmul(qh, G)                                    # [B,H,S,dk]
+    raw = np.matmul(lhs, np.swapaxes(_heads(K_all), -1, -2))                       # [B,H,S,T]
+    if sem.score_scale == "reciprocal":
+        E = raw * (b.const(1) / b.sqrt(b.const(dk)))
+    else:
+        E = raw / b.sqrt(b.const(dk))
+    att = port_softmax(b, sem, E, masked_keys)                                     # [B,H,S,T]
+    heads_out = np.matmul(att, _heads(V_all))                                      # [B,H,S,dk]
+    out = linear(np.transpose(heads_out, (0, 2, 1, 3)).reshape(B, S, d), p.wo, p.bo)
+    ded["E"] = att if sem.E == "post_softmax" else E
     if p.operator.learned:
         return out, ded, [K_all, V_all, ded["A"]], [ded["A_LM"], G]
     return out, ded, [K_all, V_all], None

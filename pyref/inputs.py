@@ -191,3 +191,39 @@ def check_constant_operators(G, config):
                 raise ValueError(f"ConstantGModel: G[{li}] contains non-finite values")
         out.append(a.copy())
     return out
+
+
+# ================================================================================ HF-port calls
+def check_attention_mask(mask, B, T, what="attention_mask"):
+    """An HF attention mask [B, T] of 0/1 or bools (1 = attend; T = cached + new tokens),
+    returned as a bool array."""
+    a = np.asarray(mask)
+    if a.dtype == object or a.dtype.kind not in "biuf":
+        raise ValueError(f"{what}: expected 0/1 ints or bools, got dtype {a.dtype}")
+    if a.shape != (B, T):
+        raise ValueError(f"{what}: expected shape [{B}, {T}] (batch, cached + new tokens), "
+                         f"got {a.shape}")
+    if a.dtype.kind != "b":
+        bad = (a != 0) & (a != 1)
+        if bad.any():
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(f"{what}: entries must be 0 or 1, got {a[idx]!r} at index {idx}")
+    return a.astype(bool)
+
+
+def check_position_ids(pos, B, S, max_seq_len, what="position_ids"):
+    """HF position ids [B | 1, S] (or [S]) of ints in [0, max_seq_len), returned as int64
+    [P, S] (P = B or 1)."""
+    a = np.asarray(pos)
+    if a.dtype == object or a.dtype.kind not in "iu":
+        raise ValueError(f"{what}: expected integer positions, got dtype {a.dtype}")
+    if a.ndim == 1:
+        a = a[None, :]
+    if a.ndim != 2 or a.shape[1] != S or a.shape[0] not in (1, B):
+        raise ValueError(f"{what}: expected shape [{B} or 1, {S}], got {np.shape(pos)}")
+    bad = (a < 0) | (a >= max_seq_len)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"{what}: position {int(a[idx])} at index {idx} is out of range "
+                         f"[0, {max_seq_len}) (max_seq_len: the port's RoPE table length)")
+    return a.astype(np.int64)

@@ -15,21 +15,41 @@ Differences to the authors' code (documented, deliberate): the float64 backend c
 RoPE, the 1/√d_k score scale and the √d embedding scale in float64 (the authors' code
 evaluates RoPE in float32, and √d and √d_k as float32 scalars, even in a float64 model;
 for d_k = 64 the √d_k difference vanishes since √64 = 8 exactly).
+
+A model carries ``model.semantics`` (:mod:`pyref.semantics`): the v510 code's behaviour
+(``V510``, the default, computed exactly as before) or another, e.g. the Hugging Face port's
+(``hf_port()``: its RoPE, masks, softmax, caches), selected at construction.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .attention import ConstantOperator, IdentityOperator, PLGAOperator, multi_head_attention
+from .attention import (
+    ConstantOperator,
+    IdentityOperator,
+    PLGAOperator,
+    multi_head_attention,
+    multi_head_attention_port,
+)
 from .backend import Backend, get_backend, to_float64
-from .checkpoint import CONSTANT_G_PREFIX, load_arrays, save_arrays
+from .checkpoint import CONSTANT_G_PREFIX, save_arrays
 from .config import PLDRConfig
-from .inputs import check_constant_operators, check_tokens, prepare_gcache, prepare_kvcache
+from .inputs import (
+    check_attention_mask,
+    check_constant_operators,
+    check_position_ids,
+    check_tokens,
+    prepare_gcache,
+    prepare_kvcache,
+)
+from .loading import open_checkpoint
 from .ops import layer_norm, linear, swiglu
 from .params import learner_params, model_params
-from .plga import causal_pad_mask
+from .plga import causal_pad_mask, port_causal_mask
+from .semantics import V510, check_semantics, hf_generate_attention_mask, hf_generate_positions
 from .state_dict import mha_prefix, state_dict_shapes, validate_state_dict
 
 
@@ -112,15 +132,33 @@ def _random_params(config: PLDRConfig, seed: int, variant: str, init: str):
     return out
 
 
-def decoder_layer(b: Backend, cfg: PLDRConfig, p, x, mask, kv=None, gc=None):
+def decoder_layer(b: Backend, cfg: PLDRConfig, p, x, mask, kv=None, gc=None, port=None):
     """One post-LN decoder layer (``p``: :class:`~pyref.params.LayerParams`):
-    Y = MHA(X); X' = LN₁(X + Y); X = LN₂(X' + FFN(X')).  Returns (X, deductive, kv, gc)."""
-    y, ded, new_kv, new_gc = multi_head_attention(b, cfg, p.attention, x, mask, kv=kv, gc=gc)
+    Y = MHA(X); X' = LN₁(X + Y); X = LN₂(X' + FFN(X')).  Returns (X, deductive, kv, gc).
+    ``port``: None (v510) or (semantics, positions) for :func:`~pyref.attention.
+    multi_head_attention_port` (then ``mask`` is its boolean mask)."""
+    if port is None:
+        y, ded, new_kv, new_gc = multi_head_attention(b, cfg, p.attention, x, mask, kv=kv, gc=gc)
+    else:
+        y, ded, new_kv, new_gc = multi_head_attention_port(b, cfg, p.attention, x, mask, port[1],
+                                                           port[0], kv=kv, gc=gc)
     f = p.ffn
     x1 = layer_norm(b, x + y, p.ln1.gamma, p.ln1.beta, cfg.ln_eps)                   # [B,S,d]
     x = layer_norm(b, x1 + swiglu(b, x1, f.W1, f.b1, f.W2, f.b2, f.W3, f.b3),
                    p.ln2.gamma, p.ln2.beta, cfg.ln_eps)
     return x, ded, new_kv, new_gc
+
+
+def _port_positions(position_ids, B, S, T0, max_seq_len, uncached_unmasked):
+    """Positions [P, S] for a port-semantics call: ``position_ids`` (checked) or T0 … T0+S-1."""
+    if position_ids is None:
+        return np.arange(T0, T0 + S)[None, :]
+    pos = check_position_ids(position_ids, B, S, max_seq_len)
+    if uncached_unmasked and S > 1 and np.any(np.diff(pos, axis=1) != 1):
+        raise ValueError("position_ids: not consecutive in an uncached call without an "
+                         "attention_mask; the port then applies a packed-sequence mask "
+                         "(transformers masking_utils), which pyref does not implement")
+    return pos
 
 
 def _check_layer(b, li, ded, x):
@@ -136,15 +174,19 @@ def _check_layer(b, li, ded, x):
 class PLDRModel:
     """The PLDR-LLM v510 model (learned operator, ``variant = "plga"``).
 
-    Construct with :meth:`random`, :meth:`from_state_dict` or :meth:`load`.
+    Construct with :meth:`random`, :meth:`from_state_dict` or :meth:`load`; ``semantics``
+    (keyword of each): :data:`pyref.semantics.V510` (default) or e.g.
+    :func:`pyref.semantics.hf_port`.
     """
 
     variant = "plga"
+    load_info = None   # set by :meth:`load`: what the file was and how it was read
 
-    def __init__(self, config: PLDRConfig, params):
+    def __init__(self, config: PLDRConfig, params, semantics=V510):
         if not isinstance(config, PLDRConfig):
             raise ValueError(f"PLDRModel: config must be a PLDRConfig, got {type(config).__name__}")
         self.config = config
+        self.semantics = semantics
         self._params = validate_state_dict(params, config, self.variant)
         self._conv_cache: dict = {}
 
@@ -182,23 +224,49 @@ class PLDRModel:
         save_arrays(path, arrays, self.config, dtype=dtype)
 
     @classmethod
-    def load(cls, path, config: PLDRConfig | None = None, **kw):
-        """Load a checkpoint written by :meth:`save` (or any v510 state dict saved as
-        safetensors/npz; then pass ``config``)."""
-        arrays, cfg = load_arrays(path)
-        if config is None:
-            if cfg is None:
-                raise ValueError(f"load: {path!r} carries no pyref config; pass "
-                                 "config=PLDRConfig(...)")
-            config = cfg
-        return cls._from_loaded(arrays, config, **kw)
+    def load(cls, path, config=None, *, G=None, semantics=None, **kw):
+        """Load any supported checkpoint (:func:`pyref.loading.open_checkpoint`): pyref's
+        ``.safetensors``/``.npz``, the authors' ``torch.save`` ``.pth`` files (read without
+        torch, no pickle code runs) or a Hugging Face port folder.
 
-    @classmethod
-    def _from_loaded(cls, arrays, config, **kw):
-        return cls.from_state_dict(arrays, config, **kw)
+        ``config``: needed only for what the shapes do not tell (``max_seq_len``, RoPE base,
+        epsilons) when the file carries no config: a :class:`PLDRConfig`, a dict, ``"paper"``,
+        a JSON file or the authors' hyperparameter ``.py`` file; it must agree with the shapes.
+        ``G``: per-layer constant operators [H, d_k, d_k] (or [1, H, d_k, d_k]): returns the
+        v510Gi transplant, a :class:`ConstantGModel` with every weight except the operator
+        learner's. A file that stores constant operators loads as a :class:`ConstantGModel`.
+        ``semantics``: overrides the format's (a folder loads with the HF port's).
+        ``model.load_info`` records the format, stored dtypes, stripped prefixes, the config's
+        source and notes."""
+        ck = open_checkpoint(path, config)
+        sem = ck.semantics if semantics is None else semantics
+        if G is not None or ck.variant == "constant" or cls is ConstantGModel:
+            if G is None and ck.G is None:
+                raise ValueError(f"load: {os.fspath(path)!r} holds a learned-operator (v510) "
+                                 "model; a ConstantGModel needs G=[...] (the v510Gi transplant)")
+            G_list = [np.asarray(g)[0] if np.ndim(g) == 4 else g for g in (G or ck.G)]
+            model = ConstantGModel.from_state_dict(ck.arrays, ck.config, strict=G is None,
+                                                   G=G_list, semantics=sem, **kw)
+        else:
+            model = cls.from_state_dict(ck.arrays, ck.config, strict=cls is not SDPAModel,
+                                        semantics=sem, **kw)
+        model.load_info = {"path": ck.path, "variant": model.variant, **ck.info,
+                           "transplanted_G": G is not None}
+        return model
 
     def __repr__(self):
-        return f"{type(self).__name__}({self.config})"
+        sem = "" if self._v510 else f", semantics={self.semantics.name!r}"
+        return f"{type(self).__name__}({self.config}{sem})"
+
+    @property
+    def semantics(self):
+        """The forward-pass semantics (:class:`pyref.semantics.Semantics`); assignable."""
+        return self._semantics
+
+    @semantics.setter
+    def semantics(self, sem):
+        self._semantics = check_semantics(sem)
+        self._v510 = self._semantics.is_v510
 
     # ------------------------------------------------------------------- params
     def _operator_source(self, b: Backend, li: int, sd):
@@ -236,8 +304,8 @@ class PLDRModel:
         return kv, gc
 
     # ------------------------------------------------------------------- forward
-    def forward(self, tokens, backend="float64", dps=50, kvcache=None,
-                gcache=None) -> ForwardOutput:
+    def forward(self, tokens, backend="float64", dps=50, kvcache=None, gcache=None,
+                attention_mask=None, position_ids=None) -> ForwardOutput:
         """Run the model on ``tokens`` [batch, S] (int ids in [0, vocab)).
 
         ``backend``: "float64", "float32" or "mp" (at ``dps`` decimal digits).
@@ -246,34 +314,87 @@ class PLDRModel:
         position = cached length, no mask is applied, and A is the cached prefill A.
         ``gcache``: None or per-layer [A_LM, G_LM] (e.g. a previous ``.gcache``); then
         the operator is taken from it instead of being recomputed (plga models only).
+        ``attention_mask`` [batch, cached + S] (1 = attend) and ``position_ids`` [batch | 1, S]:
+        the HF port's arguments, only under a semantics with ``pad_mask="attention_mask"``
+        (e.g. :func:`pyref.semantics.hf_port`; see :meth:`_forward_port`).
         """
+        if not self._v510:
+            return self._forward_port(tokens, backend, dps, kvcache, gcache, attention_mask,
+                                      position_ids)
+        if attention_mask is not None or position_ids is not None:
+            raise ValueError("forward: attention_mask/position_ids are arguments of the Hugging "
+                             "Face port; the v510 semantics masks pad keys by token id 0 (set "
+                             "model.semantics = pyref.semantics.hf_port(...) to use them)")
         b = get_backend(backend, dps)
         c = self.config
         tok = check_tokens(tokens, c.vocab_size)
         B, S = tok.shape
-        H, dk = c.num_heads, c.d_k
         with b.context():
             kv, gc = self._prepare_caches(b, kvcache, gcache, B, S)
             P = self.backend_params(b)
             mask = causal_pad_mask(tok) if kv is None else None                  # [B,1,S,S]
             x = P.embedding[tok] * b.sqrt(b.const(c.d_model))                      # [B,S,d]
             x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
-            deductive, new_kv, new_gc = [], [], []
-            for li, lp in enumerate(P.layers):
-                try:
-                    x, ded, kv_l, gc_l = decoder_layer(b, c, lp, x, mask,
-                                                       None if kv is None else kv[li],
-                                                       None if gc is None else gc[li])
-                except OverflowError as exc:   # mpmath: an exponent beyond its range
-                    raise ValueError(f"forward ({b.name}): layer {li} overflowed ({exc}); e.g. "
-                                     "a power P too large for A_LM^P") from None
-                _check_layer(b, li, ded, x)
-                for key in ("A_LM", "G_LM"):  # report operators as [B, H, dk, dk]
-                    if ded[key] is not None:
-                        ded[key] = np.broadcast_to(ded[key], (B, H, dk, dk)).copy()
-                deductive.append(ded)
-                new_kv.append(kv_l)
-                new_gc.append(gc_l)
+            x, deductive, new_kv, new_gc = self._layers(b, P, x, B, mask, kv, gc)
+            logits = linear(x, P.head_W, P.head_b)                                 # [B,S,V]
+            if not np.all(b.isfinite(logits)):
+                raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
+        return ForwardOutput(logits=logits, deductive=deductive, kvcache=new_kv,
+                             gcache=new_gc if self.variant == "plga" else None, hidden=x, backend=b)
+
+    def _layers(self, b, P, x, B, mask, kv, gc, port=None):
+        """The decoder stack on x [B, S, d] -> (x, deductive, new kv, new gc)."""
+        H, dk = self.config.num_heads, self.config.d_k
+        deductive, new_kv, new_gc = [], [], []
+        for li, lp in enumerate(P.layers):
+            try:
+                x, ded, kv_l, gc_l = decoder_layer(b, self.config, lp, x, mask,
+                                                   None if kv is None else kv[li],
+                                                   None if gc is None else gc[li], port)
+            except OverflowError as exc:   # mpmath: an exponent beyond its range
+                raise ValueError(f"forward ({b.name}): layer {li} overflowed ({exc}); e.g. "
+                                 "a power P too large for A_LM^P") from None
+            _check_layer(b, li, ded, x)
+            for key in ("A_LM", "G_LM"):  # report operators as [B, H, dk, dk]
+                if ded[key] is not None:
+                    ded[key] = np.broadcast_to(ded[key], (B, H, dk, dk)).copy()
+            deductive.append(ded)
+            new_kv.append(kv_l)
+            new_gc.append(gc_l)
+        return x, deductive, new_kv, new_gc
+
+    def _forward_port(self, tokens, backend, dps, kvcache, gcache, attention_mask, position_ids):
+        """:meth:`forward` under a non-v510 semantics ``sem`` (:mod:`pyref.semantics`).
+
+        Mask: ``pad_mask="attention_mask"``: causal plus the keys ``attention_mask`` marks 0
+        (in cached calls too), nothing else; ``"tokens"``: v510's. Positions: ``position_ids``
+        or cached length + 0…S-1 (the port's default); HF ``generate`` passes
+        cumsum(attention_mask) - 1 (see :func:`hf_generate_positions`).  ``gcache_batch=
+        "sample0"`` returns sample 0's [A_LM, G_LM] as the G-cache."""
+        sem = self.semantics
+        b = get_backend(backend, dps)
+        c = self.config
+        tok = check_tokens(tokens, c.vocab_size)
+        B, S = tok.shape
+        if attention_mask is not None and sem.pad_mask != "attention_mask":
+            raise ValueError(f"forward: semantics {sem.name!r} masks pad keys by token id "
+                             "(pad_mask='tokens') and takes no attention_mask")
+        with b.context():
+            kv, gc = self._prepare_caches(b, kvcache, gcache, B, S)
+            T0 = 0 if kv is None else kv[0][0].shape[1]
+            am = None if attention_mask is None else check_attention_mask(attention_mask, B,
+                                                                          T0 + S)
+            pos = _port_positions(position_ids, B, S, T0, c.max_seq_len, am is None and kv is None)
+            if sem.pad_mask == "attention_mask":
+                mask = port_causal_mask(S, T0, am)                                 # bool or None
+            else:
+                mask = causal_pad_mask(tok) > 0 if kv is None else None
+            P = self.backend_params(b)
+            x = P.embedding[tok] * b.sqrt(b.const(c.d_model))                      # [B,S,d]
+            x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
+            x, deductive, new_kv, new_gc = self._layers(b, P, x, B, mask, kv, gc, (sem, pos))
+            if sem.gcache_batch == "sample0" and self.variant == "plga":
+                new_gc = [[g[0][:1], g[1][:1]] for g in new_gc]
             logits = linear(x, P.head_W, P.head_b)                                 # [B,S,V]
             if not np.all(b.isfinite(logits)):
                 raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
@@ -285,7 +406,7 @@ class PLDRModel:
     # ------------------------------------------------------------------ generate
     def generate(self, prompt_tokens, max_new_tokens, kvcache=True, gcache=True,
                  backend="float64", dps=50, gcache_init=None, eos_id=None,
-                 return_operators=False) -> GenerateOutput:
+                 return_operators=False, attention_mask=None) -> GenerateOutput:
         """Greedy decoding with the authors' cache semantics (spec B).
 
         Step 0 is a full (prefill) call on the prompt (with ``gcache_init`` as G-cache
@@ -294,6 +415,9 @@ class PLDRModel:
         kept and reused (so G stays the prefill G).  With both off, every step re-runs
         the full sequence.  ``prompt_tokens``: [S0] or [batch, S0].  Stops after
         ``max_new_tokens`` or (batch 1) when ``eos_id`` is produced.
+
+        Under a non-v510 semantics (e.g. the HF port) this is HF ``generate``'s greedy loop
+        instead (:meth:`_generate_port`); ``attention_mask`` [batch, S0] is its argument.
         """
         c = self.config
         p = np.asarray(prompt_tokens)
@@ -307,6 +431,12 @@ class PLDRModel:
         if p.shape[1] + max_new_tokens > c.max_seq_len:
             raise ValueError(f"generate: prompt length {p.shape[1]} + max_new_tokens "
                              f"{max_new_tokens} exceeds max_seq_len={c.max_seq_len}")
+        if not self._v510:
+            return self._generate_port(p, n, kvcache, gcache, backend, dps, gcache_init, eos_id,
+                                       return_operators, attention_mask)
+        if attention_mask is not None:
+            raise ValueError("generate: attention_mask is an argument of the Hugging Face port; "
+                             "the v510 semantics masks pad keys by token id 0")
         if gcache and self.variant != "plga":
             gcache = False  # fixed-operator models have no G-cache
         seq = p
@@ -330,6 +460,54 @@ class PLDRModel:
         return GenerateOutput(tokens=seq, new_tokens=seq[:, p.shape[1]:], step_logits=step_logits,
                               step_G=step_G)
 
+    def _generate_port(self, p, n, kvcache, gcache, backend, dps, gcache_init, eos_id,
+                       return_operators, attention_mask) -> GenerateOutput:
+        """HF ``GenerationMixin.generate`` greedy search (transformers 4.56/4.57) under
+        ``self.semantics``: the prompt's attention mask is ``attention_mask`` or the one HF
+        infers (:func:`~pyref.semantics.hf_generate_attention_mask`), extended by a 1 per new
+        token; position ids cumsum(mask) - 1 (:func:`~pyref.semantics.hf_generate_positions`);
+        ``use_cache = kvcache`` drives both caches (``joint_cache``: ``gcache`` must equal it);
+        after ``eos_id`` a row continues with the pad id and the loop stops once every row has
+        produced it."""
+        sem = self.semantics
+        B = p.shape[0]
+        use_cache = bool(kvcache)
+        if sem.joint_cache and self.variant == "plga" and use_cache != bool(gcache):
+            raise ValueError(f"generate: semantics {sem.name!r} has one use_cache switch for the "
+                             f"KV- and the G-cache; got kvcache={kvcache!r}, gcache={gcache!r}")
+        if gcache_init is not None:
+            raise ValueError(f"generate: semantics {sem.name!r} has no G-cache initializer "
+                             "(the port's constant-G models carry G as weights: ConstantGModel)")
+        am = (hf_generate_attention_mask(p, sem) if attention_mask is None else
+              check_attention_mask(attention_mask, B, p.shape[1]).astype(np.int64))
+        pad = sem.pad_token_id if sem.pad_token_id is not None else eos_id
+        seq, unfinished = p, np.ones(B, dtype=bool)
+        step_logits, step_G = [], ([] if return_operators else None)
+        out = self.forward(seq, backend=backend, dps=dps, attention_mask=am,
+                           position_ids=hf_generate_positions(am))
+        for _ in range(n):
+            last = out.logits[:, -1, :]                                            # [B,V]
+            nxt = np.array([int(np.argmax(row)) for row in last], dtype=np.int64)
+            if eos_id is not None:
+                nxt = np.where(unfinished, nxt, pad)
+                unfinished &= nxt != eos_id
+            step_logits.append(last)
+            if return_operators:
+                step_G.append([d["G_LM"] for d in out.deductive])
+            seq = np.concatenate([seq, nxt[:, None]], axis=1)
+            am = np.concatenate([am, np.ones((B, 1), dtype=np.int64)], axis=1)
+            if not unfinished.any() or seq.shape[1] >= p.shape[1] + n:
+                break
+            pos = hf_generate_positions(am)
+            if use_cache:
+                out = self.forward(nxt[:, None], backend=backend, dps=dps, kvcache=out.kvcache,
+                                   gcache=out.gcache, attention_mask=am, position_ids=pos[:, -1:])
+            else:
+                out = self.forward(seq, backend=backend, dps=dps, attention_mask=am,
+                                   position_ids=pos)
+        return GenerateOutput(tokens=seq, new_tokens=seq[:, p.shape[1]:], step_logits=step_logits,
+                              step_G=step_G)
+
     # ----------------------------------------------------------------- variants
     def operators(self, tokens, backend="float64", dps=50):
         """Per-layer G_LM [B, H, d_k, d_k] from one uncached forward pass on ``tokens``."""
@@ -348,11 +526,13 @@ class PLDRModel:
                 raise ValueError("to_constant_operator: tokens must be [1, S], got shape "
                                  f"{t.shape}")
             G = [to_float64(g)[0] for g in self.operators(t, backend=backend, dps=dps)]
-        return ConstantGModel.from_state_dict(self._params, self.config, G=G, strict=False)
+        return ConstantGModel.from_state_dict(self._params, self.config, G=G, strict=False,
+                                              semantics=self.semantics)
 
     def to_sdpa(self):
         """An :class:`SDPAModel` sharing every weight except the operator learner."""
-        return SDPAModel.from_state_dict(self._params, self.config, strict=False)
+        return SDPAModel.from_state_dict(self._params, self.config, strict=False,
+                                         semantics=self.semantics)
 
 
 class ConstantGModel(PLDRModel):
@@ -364,13 +544,15 @@ class ConstantGModel(PLDRModel):
 
     variant = "constant"
 
-    def __init__(self, config: PLDRConfig, params, G=None):
-        super().__init__(config, params)
+    def __init__(self, config: PLDRConfig, params, G=None, semantics=V510):
+        super().__init__(config, params, semantics=semantics)
         self._G = check_constant_operators(G, config)
 
     @classmethod
-    def random(cls, config: PLDRConfig, seed: int = 0, init: str = "kvg", G=None):
-        return cls(config, _random_params(config, seed, cls.variant, init), G=G)
+    def random(cls, config: PLDRConfig, seed: int = 0, init: str = "kvg", G=None,
+               semantics=V510):
+        return cls(config, _random_params(config, seed, cls.variant, init), G=G,
+                   semantics=semantics)
 
     @property
     def G(self):
@@ -384,15 +566,6 @@ class ConstantGModel(PLDRModel):
         if any(g.dtype == object for g in self._G):
             return {CONSTANT_G_PREFIX + str(li): to_float64(g) for li, g in enumerate(self._G)}
         return {CONSTANT_G_PREFIX + str(li): g for li, g in enumerate(self._G)}
-
-    @classmethod
-    def _from_loaded(cls, arrays, config, **kw):
-        gkeys = sorted((k for k in arrays if k.startswith(CONSTANT_G_PREFIX)),
-                       key=lambda k: k[len(CONSTANT_G_PREFIX):].zfill(20))
-        if "G" not in kw:
-            kw["G"] = [arrays[k] for k in gkeys] or None   # checked against the config later
-        rest = arrays.select([k for k in arrays if not k.startswith(CONSTANT_G_PREFIX)])
-        return cls.from_state_dict(rest, config, **kw)
 
 
 class SDPAModel(PLDRModel):

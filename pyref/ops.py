@@ -195,3 +195,64 @@ def softmax(b: Backend, x, overwrite=False):
     e /= np.sum(e, axis=-1, keepdims=True)
     return e
 
+
+
+# ============================================================================ HF-port semantics
+# (pyref.semantics: the behaviours of the transformers port that differ from v510)
+def rope_tables_f32(positions, d_k: int, base):
+    """The port's float32 RoPE tables (torchtune ``rope_init``/``build_rope_cache`` and HF's
+    default ``inv_freq``): θ_j = 1/base^(fl32(2j)/d_k), angles fl32(p·θ_j), cos and sin in
+    float32.  ``positions`` int [P, S] -> (cos, sin) float32 [P, S, d_k/2]."""
+    check_head_dim(d_k)
+    expo = np.arange(0, d_k, 2, dtype=np.float32) / np.float32(d_k)          # [d_k/2]
+    theta = np.float32(1.0) / np.power(np.float32(base), expo)
+    ang = np.asarray(positions).astype(np.float32)[..., None] * theta        # [P,S,d_k/2]
+    return np.cos(ang), np.sin(ang)
+
+
+def rope_tables(b: Backend, positions, d_k: int, base):
+    """(cos, sin) [P, S, d_k/2] in backend ``b`` for int positions [P, S] (θ as :func:`thetas`)."""
+    pos = np.asarray(positions)
+    ang = angles(b, pos.reshape(-1), d_k, base).reshape(*pos.shape, d_k // 2)
+    return b.cos(ang), b.sin(ang)
+
+
+def rotate_tables(x, cos, sin, half: bool):
+    """Rotate x [..., S, d_k] by tables cos/sin broadcastable to [..., S, d_k/2]: the pairs
+    (2j, 2j+1) (``half=False``, interleaved) or (j, j+d_k/2) (``half=True``, ``rotate_half``):
+    x'_a = x_a cos - x_b sin, x'_b = x_b cos + x_a sin."""
+    n = x.shape[-1] // 2
+    xa, xb = (x[..., :n], x[..., n:]) if half else (x[..., 0::2], x[..., 1::2])
+    out = np.empty_like(x)
+    if half:
+        out[..., :n] = xa * cos - xb * sin
+        out[..., n:] = xb * cos + xa * sin
+    else:
+        out[..., 0::2] = xa * cos - xb * sin
+        out[..., 1::2] = xb * cos + xa * sin
+    return out
+
+
+def mask_fill_value(b: Backend, fill: str):
+    """The additive constant of a masked score: -1e9 (``"minus_1e9"``) or the most negative
+    finite float32 (``"finfo_min"``: the port's eager fill for a float32 model, in every
+    backend; bf16's -3.39e38 acts the same)."""
+    if fill == "minus_1e9":
+        return b.const(MASK_VALUE)
+    return b.const(float(np.finfo(np.float32).min))
+
+
+def softmax_exclude(b: Backend, x, masked):
+    """Softmax over the last axis in which masked entries (``masked`` bool, broadcastable, True =
+    masked) get weight exactly 0 and a row with every entry masked gets all-zero weights (torch
+    SDPA with a boolean mask, torch >= 2.5)."""
+    if masked is None:
+        return softmax(b, x)
+    keep = ~np.broadcast_to(masked, x.shape)
+    any_keep = keep.any(axis=-1, keepdims=True)                              # [..., 1]
+    m = np.max(np.where(keep, x, b.const(float("-inf"))), axis=-1, keepdims=True)
+    m = np.where(any_keep, m, b.const(0))
+    e = b.exp(np.where(keep, x - m, b.const(0)))
+    e = np.where(keep, e, b.const(0))
+    s = np.sum(e, axis=-1, keepdims=True)
+    return e / np.where(any_keep, s, b.const(1))

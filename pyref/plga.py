@@ -180,3 +180,20 @@ def constant_operator_attention(Qhat, Khat, V, G, mask=None, backend="float64", 
     if G is None:
         raise ValueError("constant_operator_attention: G is required")
     return plga_attention(Qhat, Khat, V, G, mask=mask, backend=backend, dps=dps)
+
+
+def port_causal_mask(S, n_cached=0, attention_mask=None):
+    """The Hugging Face port's mask (``create_causal_mask``) as a bool array, True = masked,
+    shape [B | 1, 1, S, T] with T = n_cached + S: key j is masked for query i when
+    j > n_cached + i (causal) or ``attention_mask[b, j]`` is 0 ([B, T] of 0/1 or bools).
+    Without an attention mask no pad key is masked.  None when nothing is masked."""
+    T = n_cached + S
+    q = np.arange(n_cached, T)[:, None]                                    # [S,1]
+    m = (np.arange(T)[None, :] > q)[None, None]                            # [1,1,S,T]
+    if attention_mask is not None:
+        am = np.asarray(attention_mask).astype(bool)
+        if am.ndim != 2 or am.shape[1] != T:
+            raise ValueError(f"port_causal_mask: attention_mask must be [batch, {T}], got "
+                             f"shape {am.shape}")
+        m = m | ~am[:, None, None, :]
+    return m if m.any() else None

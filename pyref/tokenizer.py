@@ -103,8 +103,19 @@ class Tokenizer:
         return [self.bos_id] * self.add_bos + ids + [self.eos_id] * self.add_eos
 
     def decode(self, ids) -> str:
-        """The text of the ids (SentencePiece ``decode``; special ids decode to nothing)."""
-        return str(self._sp.decode([int(i) for i in ids]))
+        """The text of the ids (SentencePiece ``decode``; special ids decode to nothing). An id
+        the tokenizer does not have (a model vocabulary larger than the tokenizer's, as in
+        small test models) is shown as ``⟨id⟩`` between the decoded runs of valid ids."""
+        out, run, n = [], [], self.vocab_size
+        for i in (int(x) for x in ids):
+            if 0 <= i < n:
+                run.append(i)
+                continue
+            out.append(str(self._sp.decode(run)) if run else "")
+            out.append(f"⟨{i}⟩")
+            run = []
+        out.append(str(self._sp.decode(run)) if run else "")
+        return "".join(out)
 
     def describe(self) -> str:
         """One line for reports: file, convention and the special ids."""

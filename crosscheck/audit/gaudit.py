@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import PlgaError
 from ..fsutil import publish_staged, write_atomic
 from . import gaudit_plots, plots
-from .gaudit_inputs import GList, read_g_file
+from .gaudit_inputs import GList, read_g_file, validate_list
 from .gaudit_render import render_markdown
 from .gaudit_stats import (
     DEFINITIONS,
@@ -84,11 +84,16 @@ def _rope_base(opts: GAuditOptions, gl: GList) -> tuple[float, str, list]:
     return float(opts.rope_base), "--rope-base", warn
 
 
-def audit_g_arrays(gl: GList, rope_base: float, perron: bool = True, hp_dps: int = 30,
-                   jobs: int = 2, show_progress: bool = False, log=print) -> dict:
-    """The statistics of a validated :class:`GList` (no file I/O): a dict with ``per_head``,
-    ``by_layer``, ``overall``, ``grids``, ``perron``, ``identity_check``, ``a_lm`` and
-    ``timing_s`` (numbers may still be numpy scalars; see :func:`records.sanitize`)."""
+def audit_g_arrays(gl: GList | list, rope_base: float = DEFAULT_ROPE_BASE, perron: bool = True,
+                   hp_dps: int = 30, jobs: int = 2, show_progress: bool = False,
+                   log=print) -> dict:
+    """The statistics of a :class:`GList` or of an in-memory list as
+    :func:`pyref.torchfile.read_tensor_list` returns it (validated first; no file I/O): a
+    dict with ``per_head``, ``by_layer``, ``overall``, ``grids``, ``perron``,
+    ``identity_check``, ``a_lm`` and ``timing_s`` (numbers may still be numpy scalars; see
+    :func:`~crosscheck.audit.records.sanitize`)."""
+    if not isinstance(gl, GList):
+        gl = validate_list(Path("<in-memory list>"), gl)
     L, H, _ = gl.shape
     timing: dict = {}
     t0 = time.monotonic()

@@ -27,11 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from pyref.checkpoint import CONSTANT_G_PREFIX, CheckpointError, load_arrays
-
-try:  # TEMP(H4): until pyref/torchfile.py lands
-    from pyref.torchfile import read_tensor_list
-except ImportError:  # pragma: no cover
-    read_tensor_list = None
+from pyref.torchfile import read_tensor_list
 
 from ..errors import PlgaError
 
@@ -165,7 +161,7 @@ def _split_pairs(path: Path, obj: list) -> tuple[list, list | None, str]:
     """(G tensors, A_LM tensors or None, kind) of a G list or a NAB list of [A_LM, G] pairs."""
     pairs = [isinstance(x, (list, tuple)) for x in obj]
     if not any(pairs):
-        return list(obj), None, "G list"
+        return list(obj), None, "predefined-G list"
     for li, x in enumerate(obj):
         if not isinstance(x, (list, tuple)) or len(x) != 2:
             raise PlgaError(f"G list {path}: layer {li}: expected a pair [A_LM, G] like the "

@@ -2,8 +2,8 @@
 writes through :mod:`crosscheck.audit.plots`).  Input: the JSON-ready audit-g result.
 
 * ``singular_spectra.png`` -- σ_i/σ₁ per layer (one panel per layer, one line per head);
-* ``commutant_residual.png`` -- heatmap layer × head of ρ(G);
-* ``sigma2_over_sigma1.png`` -- heatmap layer × head of σ₂/σ₁.
+* ``commutant_residual.png`` -- heatmap layer × head of ρ(G) (color scale [0, 1]);
+* ``sigma2_over_sigma1.png`` -- heatmap layer × head of σ₂/σ₁ (color scale [0, 1]).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def plot_spectra(r: dict, path: Path) -> None:
     """σ_i/σ₁ on a log axis, one panel per layer, one line per head."""
     st = r["structure"]
     L, H = st["layers"], st["heads"]
-    cols = min(L, 4)
+    cols = min(L, 5)
     rows = -(-L // cols)
     fig = _fig(max(4.0, 3.0 * cols), 2.8 * rows + 0.8)
     axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
@@ -53,7 +53,7 @@ def _heatmap(r: dict, path: Path, key: str, label: str, title: str) -> None:
                  dtype=float)
     fig = _fig(max(5.0, 0.5 * H + 2.2), max(3.0, 0.5 * L + 1.8))
     ax = fig.subplots()
-    vmax = max(1e-12, float(np.nanmax(M)) if np.isfinite(M).any() else 1.0)
+    vmax = 1.0                      # both statistics lie in [0, 1]: one scale for every file
     im = ax.imshow(M, aspect="auto", cmap="magma", vmin=0.0, vmax=vmax)
     ax.set_xlabel("head")
     ax.set_ylabel("layer")

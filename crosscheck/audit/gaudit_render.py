@@ -151,7 +151,7 @@ def _perron(r: dict) -> list:
         p = x["perron"]
         enc = p.get("root_enclosure")
         rows.append([x["layer"], x["head"], (p.get("root") or "—")[:22],
-                     f"[{enc[0]:.15g}, {enc[1]:.15g}]" if enc else "—", _f(p.get("ratio")),
+                     f"[{enc[0]:.17g}, {enc[1]:.17g}]" if enc else "—", _f(p.get("ratio")),
                      _f(p.get("vector_margin")), _f(p.get("tau"), ".9g"), _f(p.get("certified")),
                      _f(p.get("certified_gap_lb"))])
     md.append(_table(["layer", "head", "Perron root", "rigorous enclosure", "|λ₂|/ρ",

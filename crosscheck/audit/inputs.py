@@ -7,17 +7,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 import pyref
-from pyref.checkpoint import CheckpointError, load_arrays
+from pyref.checkpoint import CheckpointError
 from pyref.tokenizer import Tokenizer
 
 from ..errors import PlgaError
+from .gaudit_inputs import read_g_file
 
 DEFAULT_PROMPT_LEN = 16
 DEFAULT_PROMPT_SEED = 0
@@ -47,6 +47,13 @@ def check_options(opts) -> None:
 
 
 def sha256_file(path: Path) -> str:
+    """SHA-256 of a file; of a folder (a Hugging Face model), the SHA-256 of the sorted lines
+    ``<sha256 of file>  <name>`` of its regular files (as ``sha256sum * | sha256sum``)."""
+    path = Path(path)
+    if path.is_dir():
+        lines = "".join(f"{sha256_file(f)}  {f.name}\n" for f in sorted(path.iterdir())
+                        if f.is_file() and not f.name.startswith("."))
+        return hashlib.sha256(lines.encode()).hexdigest()
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -54,116 +61,32 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-# ======================================================================= config, checkpoint
-def load_config(spec: str) -> tuple[pyref.PLDRConfig, str]:
-    """``spec``: ``paper`` / ``paper:ADFF`` (the paper's 110M configuration, spec A.0) or a
-    JSON file with the :class:`pyref.PLDRConfig` fields (as written by ``to_json``)."""
-    if spec == "paper" or spec.startswith("paper:"):
-        try:
-            a_dff = int(spec.split(":", 1)[1]) if ":" in spec else 170
-            return pyref.PLDRConfig.paper(a_dff=a_dff), f"--config {spec} (spec A.0)"
-        except ValueError as exc:
-            raise PlgaError(f"--config {spec}: expected 'paper' or 'paper:A_DFF' with an integer "
-                            f"A_DFF ({exc})") from None
-    p = Path(spec)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PlgaError(f"--config {p}: cannot read ({exc.strerror or exc})") from None
-    try:
-        cfg = pyref.PLDRConfig.from_json(text)
-    except (ValueError, TypeError) as exc:
-        raise PlgaError(f"--config {p}: not a valid PLDRConfig JSON object "
-                        f"(expected keys num_layers, d_model, num_heads, dff, a_dff, "
-                        f"num_res_units, num_glu_blocks, vocab_size, max_seq_len[, rope_base, "
-                        f"ln_eps, metric_eps]): {exc}") from None
-    return cfg, f"--config {p}"
-
-
-def _read_checkpoint_arrays(path: Path):
-    """(arrays, embedded config or None) of a checkpoint file, after checking the path."""
-    if not path.exists():
-        raise PlgaError(f"checkpoint {path}: no such file")
-    if not path.is_file():
-        raise PlgaError(f"checkpoint {path}: not a regular file")
-    if path.suffix not in (".safetensors", ".npz"):
-        raise PlgaError(f"checkpoint {path}: expected a '.safetensors' or '.npz' file (v510 "
-                        f"state-dict key names as pyref.state_dict_keys), got suffix "
-                        f"{path.suffix!r}")
-    try:
-        return load_arrays(path)
-    except CheckpointError as exc:   # names the file itself
-        raise PlgaError(str(exc)) from None
-    except ValueError as exc:
-        raise PlgaError(f"checkpoint {path}: {exc}") from None
-    except Exception as exc:  # safetensors/zip/OS errors: a corrupt or unreadable file
-        msg = f"checkpoint {path}: cannot read ({type(exc).__name__}: {exc})"
-        raise PlgaError(msg.replace("\n", " ")) from None
-
-
-def load_checkpoint(path: Path, config_spec: str | None):
-    """Load a v510 checkpoint; returns (model, config, config_source, warnings)."""
+# ============================================================================== checkpoint
+def load_checkpoint(path: Path, config_spec: str | None, gcache: Path | None = None):
+    """Load any supported checkpoint with :meth:`pyref.PLDRModel.load` (pyref files, the
+    authors' ``.pth``, a Hugging Face folder); with ``gcache`` (a G-list file) the v510Gi
+    transplant. Returns (model, config, config_source, warnings)."""
     path = Path(path)
-    arrays, embedded = _read_checkpoint_arrays(path)
-    warnings = []
-    if config_spec is not None:
-        cfg, source = load_config(config_spec)
-        if embedded is not None and embedded != cfg:
-            diff = [k for k in cfg.to_dict() if cfg.to_dict()[k] != embedded.to_dict()[k]]
-            warnings.append(f"the checkpoint embeds a different config (fields {diff}); "
-                            f"using {source}")
-    elif embedded is not None:
-        cfg, source = embedded, "embedded in the checkpoint"
-    else:
-        raise PlgaError(f"checkpoint {path}: carries no pyref config; pass --config CONFIG.json "
-                        "(PLDRConfig fields) or --config paper")
+    if not path.exists():
+        raise PlgaError(f"checkpoint {path}: no such file or folder")
+    G = None
+    if gcache is not None:
+        gl = read_g_file(gcache)
+        if gl.A_LM is not None:
+            raise PlgaError(f"--gcache {gcache}: a list of [A_LM, G] pairs (the authors' NAB "
+                            "G-cache initial values for v510, Gcachelst_init), not a list of "
+                            "constant operators G; plga audit-g reports on it")
+        G = gl.G
     try:
-        model = pyref.PLDRModel.from_state_dict(arrays, cfg)
+        model = pyref.PLDRModel.load(path, config=config_spec, G=G)
+    except CheckpointError as exc:   # names the file (and the key) itself
+        raise PlgaError(str(exc).replace("\n", " ")) from None
     except (KeyError, ValueError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        raise PlgaError(f"checkpoint {path} does not match the config ({source}): {msg}"
-                        + _shape_hint(arrays, cfg)) from None
-    return model, cfg, source, warnings
-
-
-def infer_config_fields(arrays) -> dict:
-    """The config fields that the key names and shapes of a v510 state dict reveal."""
-    out: dict = {}
-    keys = list(arrays.keys())
-
-    def shape(k):
-        return tuple(np.shape(arrays[k])) if k in arrays else None
-
-    def count(pattern):
-        idx = {int(m.group(1)) for k in keys for m in [re.search(pattern, k)] if m}
-        return max(idx) + 1 if idx else None
-
-    out["num_layers"] = count(r"^decoder\.dec_layers\.(\d+)\.")
-    out["num_res_units"] = count(r"\.reslayerAs\.(\d+)\.")
-    out["num_glu_blocks"] = count(r"\.denseAs\.(\d+)\.")
-    s = shape("decoder.embedding.weight")
-    if s and len(s) == 2:
-        out["vocab_size"], out["d_model"] = s
-    s = shape("decoder.dec_layers.0.mha1.plgatt_layer.Wlst")
-    if s and len(s) == 3:
-        out["num_heads"] = s[0]
-    s = shape("decoder.dec_layers.0.ffn.gluw1.weight")
-    if s and len(s) == 2:
-        out["dff"] = s[0]
-    s = shape("decoder.dec_layers.0.mha1.reslayerAs.0.denseAs.0.gluw1.weight")
-    if s and len(s) == 2:
-        out["a_dff"] = s[0]
-    return {k: int(v) for k, v in out.items() if v is not None}
-
-
-def _shape_hint(arrays, cfg) -> str:
-    try:
-        got = infer_config_fields(arrays)
-    except Exception:  # pragma: no cover - a hint must never mask the real error
-        return ""
-    want = cfg.to_dict()
-    diff = [f"{k}={v} (config: {want[k]})" for k, v in got.items() if want.get(k) != v]
-    return f" -- the checkpoint looks like {', '.join(diff)}" if diff else ""
+        raise PlgaError(f"checkpoint {path}: {msg}".replace("\n", " ")) from None
+    info = model.load_info
+    warnings = [n for n in info.get("notes", []) if "differs" in n or "disagree" in n]
+    return model, model.config, info["config_source"], warnings
 
 
 # ================================================================================ tokens
@@ -245,12 +168,12 @@ def default_prompt(cfg: pyref.PLDRConfig, steps: int) -> list[int]:
     return [int(x) for x in rng.integers(lo, cfg.vocab_size, size=n)]
 
 
-def check_prompt_lengths(prompts, cfg, steps, what):
+def check_prompt_lengths(prompts, cfg, steps, what, steps_option="--steps"):
     for i, p in enumerate(prompts):
         if len(p) + steps > cfg.max_seq_len:
-            raise PlgaError(f"{what}: prompt {i} has {len(p)} tokens; with --steps {steps} the "
-                            f"sequence reaches {len(p) + steps} > max_seq_len={cfg.max_seq_len} "
-                            "(the RoPE table)")
+            raise PlgaError(f"{what}: prompt {i} has {len(p)} tokens; with {steps_option} {steps} "
+                            f"the sequence reaches {len(p) + steps} > "
+                            f"max_seq_len={cfg.max_seq_len} (the RoPE table)")
 
 
 def _tokenizer(opts) -> Tokenizer:

@@ -180,6 +180,8 @@ def write_plots(r: dict, out_dir: Path) -> list[str]:
     out_dir = Path(out_dir)
     written = []
     for name, fn in PLOTS:
+        if fn is plot_singular_spectra and not r["rank_one"].get("computed", True):
+            continue   # a constant-operator model: no A, A_LM
         fn(r, out_dir / name)
         written.append(name)
     return written

@@ -32,7 +32,7 @@ def _mean_max(s) -> str:
 
 def _not_computed(md: list, sec: dict) -> bool:
     """Append the "Not computed" line of a skipped section; True if it was skipped."""
-    if sec["computed"]:
+    if sec.get("computed", True):
         return False
     md.append(f"Not computed: {sec['reason']}.")
     return True
@@ -47,12 +47,34 @@ def _config_line(r: dict) -> str:
             f"Θ={c['rope_base']:g} ({c['num_parameters']:,} parameters; {r['config_source']})")
 
 
+def _load_rows(ck: dict) -> list:
+    """How the checkpoint was read: format, stored dtypes, wrapper/prefixes, semantics, notes
+    (what :meth:`pyref.PLDRModel.load` recorded)."""
+    rows = [["format", f"{ck.get('format', '—')}; model {ck.get('model', '—')}"
+                       + (f" with the G list `{ck['gcache']}` (v510Gi transplant)"
+                          if ck.get("gcache") else "")]]
+    if ck.get("stored_dtypes"):
+        rows.append(["stored dtypes", ", ".join(f"{k} × {n}"
+                                                for k, n in ck["stored_dtypes"].items())])
+    if ck.get("wrapper_keys"):
+        rows.append(["wrapper", "a dict with keys " + ", ".join(map(str, ck["wrapper_keys"]))
+                     + "; the state dict is its 'model_state_dict'"])
+    if ck.get("stripped_prefixes"):
+        rows.append(["stripped prefixes", ", ".join(f"`{p}`" for p in ck["stripped_prefixes"])])
+    if ck.get("semantics"):
+        rows.append(["forward semantics", "; ".join(ck["semantics"])])
+    for note in ck.get("notes") or []:
+        rows.append(["note", note])
+    return rows
+
+
 def _header(r: dict) -> list:
     t, v = r["timing_s"], r["versions"]
     ck, pr = r["checkpoint"], r["prompts"]
     rows = [
         ["checkpoint", f"`{ck['path']}` ({ck['bytes']} bytes)"],
         ["SHA-256", f"`{ck['sha256']}`"],
+        *_load_rows(ck),
         ["config", _config_line(r)],
         ["backend", r["backend"] + (f" at {r['dps']} digits" if r["dps"] else "")
          + f"; Perron/determinants at {r['hp_dps']} digits"],
@@ -82,6 +104,8 @@ def _rank_one(r: dict) -> list:
           "σ₂/σ₁ from float64 singular values; numerical rank = #{σ > 64·eps_f32·σ₁}; "
           "row-variance ratio = mean((X − 𝟙x̄ᵀ)²)/mean((X − mean X)²) (0 for identical rows); "
           "cross-head ratio = RMS(X_h − X_0)/RMS(X_0), h ≥ 1. Mean (max) over prompts × heads.", ""]
+    if _not_computed(md, r["rank_one"]):
+        return md
     rows = []
     for key in ("A", "A_LM"):
         for bl in r["rank_one"][key]["by_layer"]:
@@ -154,7 +178,7 @@ def _dag(r: dict) -> list:
     md = ["", "## 4. DAG value (spec D, H)", "",
           "|m + log Σ_i e^{λ_i − m} − log d_k| with λ = eig(M⊙M), m = max Re λ (= |log(tr "
           "expm(M⊙M)/d_k)|); mean (max) over prompts × heads.", ""]
-    keys = ("A_LM", "A_P", "G_LM")
+    keys = r["dag"].get("keys", ("A_LM", "A_P", "G_LM"))
     rows = [[bl["layer"]] + [_mean_max(bl[k]) for k in keys] for bl in r["dag"]["by_layer"]]
     md.append(_table(["layer", *keys], rows))
     return md

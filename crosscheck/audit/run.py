@@ -66,6 +66,10 @@ AGGREGATION = {
 }
 
 
+CONSTANT_REASON = ("a constant-operator model (v510G/v510Gi, --gcache): it has no A, A_LM, A_P; "
+                   "G_LM is the constant operator")
+
+
 class AuditFailure(PlgaError):
     """The audit could not be completed (e.g. the model produced non-finite values):
     exit code 1."""
@@ -82,6 +86,7 @@ class AuditOptions:
     text: list | None = None           # --text prompts (tokenized with `tokenizer`)
     text_file: Path | None = None      # --text-file: one prompt per line
     tokenizer: Path | None = None      # SentencePiece model (default: the HF folder's own)
+    gcache: Path | None = None         # a G list: run the constant-operator (v510Gi) model
     backend: str = "float64"
     dps: int = 50                      # digits of the mp backend
     hp_dps: int = 30                   # digits of Perron report and determinants
@@ -141,12 +146,22 @@ def _prompt_record(source, prompts):
     return {"source": source, "tokens": prompts, "lengths": [len(p) for p in prompts]}
 
 
-def _head(opts, ckpt, sha, cfg, cfg_source, warnings, prompts, source, prompts2) -> dict:
+def _size(path: Path) -> int:
+    return (sum(f.stat().st_size for f in path.iterdir() if f.is_file()) if path.is_dir()
+            else path.stat().st_size)
+
+
+def _head(opts, model, ckpt, sha, cfg_source, warnings, prompts, source, prompts2) -> dict:
     """The record's leading fields: what was audited, how, with which versions."""
+    cfg, info = model.config, dict(model.load_info or {})
     return {
         "schema": SCHEMA,
-        "checkpoint": {"path": str(ckpt), "sha256": sha, "bytes": ckpt.stat().st_size,
-                       "format": ckpt.suffix.lstrip(".")},
+        "checkpoint": {"path": str(ckpt), "sha256": sha, "bytes": _size(ckpt),
+                       "format": info.pop("format", ckpt.suffix.lstrip(".")),
+                       "model": type(model).__name__, "variant": model.variant,
+                       "semantics": model.semantics.describe(),
+                       "gcache": str(opts.gcache) if opts.gcache else None,
+                       **{k: v for k, v in info.items() if k not in ("path", "config_source")}},
         "config": {**cfg.to_dict(), "d_k": cfg.d_k, "num_parameters": pyref.num_parameters(cfg)},
         "config_source": cfg_source,
         "backend": opts.backend,
@@ -181,8 +196,12 @@ def _text_record(text, gc) -> dict | None:
     return {"tokenizer": text["tokenizer"], "prompts": rows}
 
 
-def _high_precision(run, result, opts, ops, L, H) -> None:
+def _high_precision(run, result, opts, ops, L, H, learned=True) -> None:
     """Perron + determinants at high precision (the expensive part; parallel over heads)."""
+    if not learned:
+        result["perron"] = {"computed": False, "reason": CONSTANT_REASON}
+        result["determinants"] = {"computed": False, "reason": CONSTANT_REASON}
+        return
     scope = hp_scope(len(ops), L, H, opts.hp_prompts, opts.hp_heads)
     hp = []
     if opts.perron or opts.determinants:
@@ -269,7 +288,7 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
     out_dir = Path(opts.out) if opts.out is not None else Path(f"audit-{ckpt.stem}")
 
     t = time.monotonic()
-    model, cfg, cfg_source, warnings = load_checkpoint(ckpt, opts.config)
+    model, cfg, cfg_source, warnings = load_checkpoint(ckpt, opts.config, opts.gcache)
     for w in warnings:
         log(f"warning: {w}")
     prompts, source, prompts2, text = load_prompts(opts, cfg)
@@ -285,11 +304,13 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
     run, prog = _Sections(timing, log), opts.progress
     ops = run("forward", forward_operators, model, prompts, opts.backend, opts.dps, prog)
     ops_f = _to_f64(ops)
-    result = _head(opts, ckpt, sha, cfg, cfg_source, warnings, prompts, source, prompts2)
-    result["rank_one"] = run("rank_one", rank_one_section, ops_f, L, H)
+    result = _head(opts, model, ckpt, sha, cfg_source, warnings, prompts, source, prompts2)
+    learned = model.variant == "plga"
+    result["rank_one"] = (run("rank_one", rank_one_section, ops_f, L, H) if learned
+                          else {"computed": False, "reason": CONSTANT_REASON})
     result["commutant"] = run("commutant", commutant_section, ops_f, L, H, cfg.rope_base)
     result["dag"] = run("dag", dag_section, ops_f, L, H)
-    _high_precision(run, result, opts, ops, L, H)
+    _high_precision(run, result, opts, ops, L, H, learned)
     gc = run("gcache", gcache_runs, model, prompts, opts.steps, opts.backend, opts.dps, prog)
     result["gcache"] = gcache_section(gc, L)
     result["text"] = _text_record(text, gc)

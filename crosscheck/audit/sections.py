@@ -19,11 +19,13 @@ ORDER_STATS = ("rmse", "m_rms", "m_signed", "m_first")
 
 def forward_operators(model, prompts, backend, dps, show_progress=True, desc="forward"):
     """One uncached forward pass per prompt; per prompt a list over layers of
-    {key: backend array [H, d_k, d_k]} for A, A_LM, A_P, G_LM."""
+    {key: backend array [H, d_k, d_k]} for A, A_LM, A_P, G_LM (only G_LM for a
+    constant-operator model)."""
     ops = []
     for p in progress(prompts, desc=desc, enabled=show_progress):
         out = model.forward(np.array([p], dtype=np.int64), backend=backend, dps=dps)
-        ops.append([{k: d[k][0] for k in OPERATORS} for d in out.deductive])
+        # a constant-operator model has no A, A_LM, A_P: those keys are absent
+        ops.append([{k: d[k][0] for k in OPERATORS if d[k] is not None} for d in out.deductive])
     return ops
 
 
@@ -110,24 +112,26 @@ def commutant_section(ops_f64, L, H, rope_base):
 
 # ================================================================================== DAG
 def dag_section(ops_f64, L, H):
+    keys = [k for k in ("A_LM", "A_P", "G_LM") if k in ops_f64[0][0]]
     per_head = []
     for i, layers in enumerate(ops_f64):
         for li in range(L):
             for h in range(H):
                 rec = {"prompt": i, "layer": li, "head": h}
-                for key in ("A_LM", "A_P", "G_LM"):
+                for key in keys:
                     set_stat(rec, key, analysis.dag_value, layers[li][key][h])
                 per_head.append(rec)
     by_layer = [{"layer": li, **{k: summarize([r[k] for r in per_head if r["layer"] == li])
-                                for k in ("A_LM", "A_P", "G_LM")}} for li in range(L)]
-    return {"per_head": per_head, "by_layer": by_layer}
+                                for k in keys}} for li in range(L)]
+    return {"keys": keys, "per_head": per_head, "by_layer": by_layer}
 
 
 # ====================================================================== order parameter
 def order_parameter_section(ops1, ops2, L):
     per, whole = [], []
+    keys = [k for k in OPERATORS if k in ops1[0][0]]
     for i, (a, b) in enumerate(zip(ops1, ops2)):
-        for key in OPERATORS:
+        for key in keys:
             for li in range(L):
                 rec = {"pair": i, "layer": li, "operator": key}
                 _order_fill(rec, a[li][key], b[li][key])
@@ -137,7 +141,7 @@ def order_parameter_section(ops1, ops2, L):
                         np.stack([b[li][key] for li in range(L)]))
             whole.append(rec)
     mean = []
-    for key in OPERATORS:
+    for key in keys:
         for li in range(L):
             rs = [r for r in per if r["operator"] == key and r["layer"] == li]
             mean.append({"operator": key, "layer": li,
