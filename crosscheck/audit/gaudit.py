@@ -14,10 +14,7 @@ moves into place only when complete (``audit-g.json`` last).
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import PlgaError
-from ..fsutil import publish_staged, write_atomic
-from . import gaudit_plots, plots
+from . import gaudit_plots
 from .gaudit_inputs import GList, read_g_file, validate_list
 from .gaudit_render import render_markdown
 from .gaudit_stats import (
@@ -40,7 +36,7 @@ from .gaudit_stats import (
     per_head_stats,
 )
 from .inputs import check_output_dir, sha256_file
-from .records import sanitize
+from .output import ReportKind, write_report_set
 from .run import AuditFailure, versions
 
 SCHEMA = "plga-audit-g/1"
@@ -117,51 +113,8 @@ def audit_g_arrays(gl: GList | list, rope_base: float = DEFAULT_ROPE_BASE, perro
     }
 
 
-def _write_plots(result: dict, opts: GAuditOptions, stage: Path, log) -> dict:
-    written, reason = [], None
-    if not opts.plots:
-        reason = "--no-plots"
-    else:
-        try:
-            plots.require()
-        except ImportError as exc:
-            reason = (f"matplotlib is not installed ({exc}); "
-                      "install the optional extra: pip install 'plga-formal[plot]'")
-    if reason is None:
-        written = gaudit_plots.write_plots(sanitize(result), stage)
-    else:
-        log(f"plots skipped: {reason}")
-    return {"written": written, "skipped_reason": reason}
-
-
-def _write_outputs(result: dict, opts: GAuditOptions, out_dir: Path, log,
-                   t_start: float) -> dict:
-    """Plots, audit-g.md, audit-g.json into a staging directory inside ``out_dir``, then
-    :func:`~crosscheck.fsutil.publish_staged` (audit-g.json last): a run that fails or is
-    interrupted before that leaves ``out_dir`` as it was."""
-    stage = Path(tempfile.mkdtemp(prefix=".plga-audit-g-staging-", dir=out_dir))
-    try:
-        t0 = time.monotonic()
-        result["plots"] = _write_plots(result, opts, stage, log)
-        result["timing_s"]["plots"] = time.monotonic() - t0
-        result["timing_s"]["total"] = time.monotonic() - t_start
-        bad: list = []
-        clean = sanitize(result, bad=bad)
-        clean["nonfinite_replaced"] = bad
-        write_atomic(stage / "audit-g.md", render_markdown(clean))
-        write_atomic(stage / "audit-g.json", json.dumps(clean, indent=1, allow_nan=False) + "\n")
-        names = [*result["plots"]["written"], "audit-g.md", "audit-g.json"]
-        publish_staged(stage, out_dir, names, marker="audit-g.json",
-                       stale=gaudit_plots.PLOT_FILES)
-    except OSError as exc:   # e.g. a full disk while matplotlib writes a plot
-        raise PlgaError(f"--out {out_dir}: cannot write the report ({exc.strerror or exc}); "
-                        "the previous report, if any, is unchanged") from None
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-    log(f"plga audit-g: wrote {out_dir / 'audit-g.json'}, {out_dir / 'audit-g.md'}"
-        + (f" and {len(names) - 2} plot(s)" if len(names) > 2 else "")
-        + f" in {result['timing_s']['total']:.1f} s")
-    return clean
+G_REPORT = ReportKind("audit-g", "audit-g", render_markdown,
+                      lambda r, d: gaudit_plots.write_plots(r, d), gaudit_plots.PLOT_FILES)
 
 
 def run_audit_g(opts: GAuditOptions, log=print) -> dict:
@@ -199,4 +152,4 @@ def run_audit_g(opts: GAuditOptions, log=print) -> dict:
         **stats,
     }
     result["timing_s"] = {"load": load_s, **stats["timing_s"]}
-    return _write_outputs(result, opts, out_dir, log, t_start)
+    return write_report_set(result, G_REPORT, out_dir, opts.plots, log, t_start)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .plots import _fig, _int_locator, _save
+from .plots import _fig, _int_locator, _save, layer_head_heatmap
 
 
 def plot_spectra(r: dict, path: Path) -> None:
@@ -47,28 +47,9 @@ def plot_spectra(r: dict, path: Path) -> None:
 
 
 def _heatmap(r: dict, path: Path, key: str, label: str, title: str) -> None:
-    st = r["structure"]
-    L, H = st["layers"], st["heads"]
-    M = np.array([[np.nan if x is None else x for x in row] for row in r["grids"][key]],
-                 dtype=float)
-    fig = _fig(max(5.0, 0.5 * H + 2.2), max(3.0, 0.5 * L + 1.8))
-    ax = fig.subplots()
-    vmax = 1.0                      # both statistics lie in [0, 1]: one scale for every file
-    im = ax.imshow(M, aspect="auto", cmap="magma", vmin=0.0, vmax=vmax)
-    ax.set_xlabel("head")
-    ax.set_ylabel("layer")
-    ax.set_xticks(range(H))
-    ax.set_yticks(range(L))
-    ax.tick_params(labelsize=7)
-    if L * H <= 160:
-        for li in range(L):
-            for h in range(H):
-                if np.isfinite(M[li, h]):
-                    ax.text(h, li, f"{M[li, h]:.2g}", ha="center", va="center", fontsize=6,
-                            color="white" if M[li, h] < 0.6 * vmax else "black")
-    fig.colorbar(im, ax=ax, label=label)
-    ax.set_title(title, fontsize=9)
-    _save(fig, path)
+    # both statistics lie in [0, 1]: one colour scale for every file
+    layer_head_heatmap(r["grids"][key], path, label, title, vmax=1.0, fmt=".2g",
+                       annotate_max=160)
 
 
 def plot_commutant(r: dict, path: Path) -> None:

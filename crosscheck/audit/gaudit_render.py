@@ -4,6 +4,7 @@ layer, one per-head table per layer, the Perron reports and the plots."""
 
 from __future__ import annotations
 
+from .output import plots_markdown
 from .render import _f, _table
 
 
@@ -159,19 +160,7 @@ def _perron(r: dict) -> list:
     return md
 
 
-def _plots(r: dict) -> list:
-    md = ["", "## Plots", ""]
-    pl = r["plots"]
-    if pl["skipped_reason"]:
-        md.append(f"Skipped: {pl['skipped_reason']}.")
-    else:
-        md += [f"![{p}]({p})" for p in pl["written"]]
-    if r.get("nonfinite_replaced"):
-        md += ["", f"Non-finite values replaced by null: {', '.join(r['nonfinite_replaced'][:20])}"]
-    return md
-
-
-SECTIONS = (_header, _identity, _a_lm, _summary, _per_layer, _perron, _plots)
+SECTIONS = (_header, _identity, _a_lm, _summary, _per_layer, _perron, plots_markdown)
 
 
 def render_markdown(r: dict) -> str:

@@ -90,29 +90,37 @@ def plot_singular_spectra(r, path):
     _save(fig, path)
 
 
-def plot_commutant(r, path):
-    c = r["config"]
-    L, H = c["num_layers"], c["num_heads"]
-    M = np.array([[np.nan if x is None else x for x in row]
-                  for row in r["commutant"]["mean_over_prompts"]], dtype=float)
+def layer_head_heatmap(rows, path, label: str, title: str, vmax=None, fmt=".3g",
+                       annotate_max: int = 120) -> None:
+    """A layer × head heatmap of ``rows`` (list over layers of lists over heads; None = no
+    value), colour scale [0, vmax] (default: the largest value), values written into the cells
+    when there are at most ``annotate_max`` of them."""
+    M = np.array([[np.nan if x is None else x for x in row] for row in rows], dtype=float)
+    L, H = M.shape
+    if vmax is None:
+        vmax = max(1e-12, float(np.nanmax(M)) if np.isfinite(M).any() else 1.0)
     fig = _fig(max(5.0, 0.5 * H + 2.2), max(3.0, 0.5 * L + 1.8))
     ax = fig.subplots()
-    vmax = max(1e-12, float(np.nanmax(M)) if np.isfinite(M).any() else 1.0)
     im = ax.imshow(M, aspect="auto", cmap="magma", vmin=0.0, vmax=vmax)
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     ax.set_xticks(range(H))
     ax.set_yticks(range(L))
     ax.tick_params(labelsize=7)
-    if L * H <= 120:
+    if L * H <= annotate_max:
         for li in range(L):
             for h in range(H):
                 if np.isfinite(M[li, h]):
-                    ax.text(h, li, f"{M[li, h]:.3g}", ha="center", va="center", fontsize=6,
-                            color="white" if M[li, h] < 0.6 * np.nanmax(M) else "black")
-    fig.colorbar(im, ax=ax, label="ρ(G_LM)")
-    ax.set_title("RoPE commutant residual ρ(G_LM), layer × head\n(mean over prompts)", fontsize=9)
+                    ax.text(h, li, format(M[li, h], fmt), ha="center", va="center", fontsize=6,
+                            color="white" if M[li, h] < 0.6 * vmax else "black")
+    fig.colorbar(im, ax=ax, label=label)
+    ax.set_title(title, fontsize=9)
     _save(fig, path)
+
+
+def plot_commutant(r, path):
+    layer_head_heatmap(r["commutant"]["mean_over_prompts"], path, "ρ(G_LM)",
+                       "RoPE commutant residual ρ(G_LM), layer × head\n(mean over prompts)")
 
 
 def plot_cache(r, path):

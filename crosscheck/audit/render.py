@@ -4,6 +4,8 @@ section; every table goes through :func:`_table`, every "mean (max)" cell throug
 
 from __future__ import annotations
 
+from .output import plots_markdown
+
 
 def _f(x, fmt=".3g"):
     if x is None:
@@ -340,20 +342,8 @@ def _determinants(r: dict) -> list:
     return md
 
 
-def _plots(r: dict) -> list:
-    md = ["", "## Plots", ""]
-    pl = r["plots"]
-    if pl["skipped_reason"]:
-        md.append(f"Skipped: {pl['skipped_reason']}.")
-    else:
-        md += [f"![{p}]({p})" for p in pl["written"]]
-    if r.get("nonfinite_replaced"):
-        md += ["", f"Non-finite values replaced by null: {', '.join(r['nonfinite_replaced'][:20])}"]
-    return md
-
-
 SECTIONS = (_header, _text, _rank_one, _commutant, _perron, _dag, _gcache, _blockseq,
-            _order_parameter, _determinants, _plots)
+            _order_parameter, _determinants, plots_markdown)
 
 
 def render_markdown(r: dict) -> str:

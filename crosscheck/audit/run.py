@@ -5,10 +5,7 @@ directory that moves into place only when complete (``audit.json`` last)."""
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import platform
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,13 +16,12 @@ import pyref
 from pyref.backend import to_float64
 
 from ..errors import PlgaError
-from ..fsutil import publish_staged, write_atomic
 from . import plots
 from .blockseq import blockseq_section
 from .gcache import gcache_runs, gcache_section
 from .highprec import determinants_section, hp_scope, hp_tasks, perron_section, run_hp_tasks
 from .inputs import check_options, check_output_dir, load_checkpoint, load_prompts, sha256_file
-from .records import sanitize
+from .output import ReportKind, write_report_set
 from .render import render_markdown
 from .sections import (
     commutant_section,
@@ -213,24 +209,6 @@ def _high_precision(run, result, opts, ops, L, H, learned=True) -> None:
                               else {"computed": False, "reason": "--no-det"})
 
 
-def _write_plots(result: dict, opts, out_dir: Path, log) -> dict:
-    """Write the plots (optional extra) into ``out_dir`` (the staging directory)."""
-    written, reason = [], None
-    if not opts.plots:
-        reason = "--no-plots"
-    else:
-        try:
-            plots.require()
-        except ImportError as exc:
-            reason = (f"matplotlib is not installed ({exc}); "
-                      "install the optional extra: pip install 'plga-formal[plot]'")
-    if reason is None:
-        written = plots.write_plots(sanitize(result), out_dir)
-    else:
-        log(f"plots skipped: {reason}")
-    return {"written": written, "skipped_reason": reason}
-
-
 def _order_parameter(run, model, prompts2, ops_f, opts, L) -> dict:
     """The order parameter between the run on --tokens and a second run on --tokens2."""
     if prompts2 is None:
@@ -241,40 +219,9 @@ def _order_parameter(run, model, prompts2, ops_f, opts, L) -> dict:
     return run("order_parameter", order_parameter_section, ops_f, ops2_f, L)
 
 
-def _write_reports(result: dict, stage: Path) -> dict:
-    """audit.md and audit.json into the staging directory; returns the JSON-ready copy."""
-    bad: list = []
-    clean = sanitize(result, bad=bad)
-    clean["nonfinite_replaced"] = bad
-    text = json.dumps(clean, indent=1, allow_nan=False) + "\n"
-    write_atomic(stage / "audit.md", render_markdown(clean))
-    write_atomic(stage / "audit.json", text)
-    return clean
-
-
-def _write_outputs(result: dict, opts, out_dir: Path, log, t_start: float) -> dict:
-    """Plots, audit.md, audit.json into a staging directory inside ``out_dir``, then
-    :func:`~crosscheck.fsutil.publish_staged`: a run that fails or is interrupted before
-    that changes nothing."""
-    stage = Path(tempfile.mkdtemp(prefix=".plga-audit-staging-", dir=out_dir))
-    try:
-        t0 = time.monotonic()
-        result["plots"] = _write_plots(result, opts, stage, log)
-        result["timing_s"]["plots"] = time.monotonic() - t0
-        result["timing_s"]["total"] = time.monotonic() - t_start
-        clean = _write_reports(result, stage)
-        written = result["plots"]["written"]
-        publish_staged(stage, out_dir, [*written, "audit.md", "audit.json"], marker="audit.json",
-                       stale=plots.PLOT_FILES)
-    except OSError as exc:   # e.g. a full disk while matplotlib writes a plot
-        raise PlgaError(f"--out {out_dir}: cannot write the report ({exc.strerror or exc}); "
-                        "the previous report, if any, is unchanged") from None
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
-    log(f"plga audit: wrote {out_dir / 'audit.json'}, {out_dir / 'audit.md'}"
-        + (f" and {len(written)} plot(s)" if written else "")
-        + f" in {result['timing_s']['total']:.1f} s")
-    return clean
+# the plot writer is looked up at call time (tests replace it to simulate a full disk)
+AUDIT_REPORT = ReportKind("audit", "audit", render_markdown,
+                          lambda r, d: plots.write_plots(r, d), plots.PLOT_FILES)
 
 
 def run_audit(opts: AuditOptions, log=print) -> dict:
@@ -321,4 +268,4 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
 
     result["timing_s"] = timing
     result["aggregation"] = AGGREGATION
-    return _write_outputs(result, opts, out_dir, log, t_start)
+    return write_report_set(result, AUDIT_REPORT, out_dir, opts.plots, log, t_start)
