@@ -43,6 +43,7 @@ def cmd_audit(args) -> int:
         text=args.text, text_file=Path(args.text_file) if args.text_file else None,
         tokenizer=Path(args.tokenizer) if args.tokenizer else None,
         gcache=Path(args.gcache) if args.gcache else None,
+        attn_implementation=args.attn_implementation,
         backend=args.backend, dps=args.dps, hp_dps=args.hp_dps,
         out=Path(args.out) if args.out else None, steps=args.steps,
         perron=not args.no_perron, determinants=not args.no_det, blockseq=not args.no_blockseq,
@@ -139,6 +140,7 @@ def cmd_generate(args) -> int:
         tokens=Path(args.tokens) if args.tokens else None,
         tokenizer=Path(args.tokenizer) if args.tokenizer else None,
         gcache=Path(args.gcache) if args.gcache else None,
+        attn_implementation=args.attn_implementation,
         max_new_tokens=args.max_new_tokens, kvcache=not args.no_kvcache,
         use_gcache=not args.no_gcache, backend=args.backend, dps=args.dps,
         stop_at_eos=not args.no_eos, as_json=args.json))
@@ -153,6 +155,9 @@ def _checkpoint_args(p) -> None:
                    help="a list of constant operators G (the authors' predefined-G .pkl, a NAB "
                         "list, or a pyref constant-G checkpoint): run the v510Gi model that "
                         "uses them instead of the learned operator")
+    p.add_argument("--attn-implementation", choices=["sdpa", "eager"], default=None,
+                   help="for a Hugging Face folder: the port's attention path (default sdpa, "
+                        "what from_pretrained picks; the paper's audit used eager)")
 
 
 def _prompt_args(p) -> None:

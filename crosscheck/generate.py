@@ -27,6 +27,7 @@ class GenerateOptions:
     tokens: Path | None = None
     tokenizer: Path | None = None
     gcache: Path | None = None
+    attn_implementation: str | None = None
     max_new_tokens: int = 32
     kvcache: bool = True
     use_gcache: bool = True
@@ -58,7 +59,8 @@ def run_generate(opts: GenerateOptions, out=print) -> list:
     """Decode every prompt; print one block (or one JSON line) per prompt; return records."""
     if opts.max_new_tokens < 0:
         raise PlgaError(f"--max-new-tokens {opts.max_new_tokens}: expected an integer ≥ 0")
-    model, cfg, _, warnings = load_checkpoint(opts.checkpoint, opts.config, opts.gcache)
+    model, cfg, _, warnings = load_checkpoint(opts.checkpoint, opts.config, opts.gcache,
+                                                opts.attn_implementation)
     for w in warnings:
         out(f"warning: {w}")
     prompts, tok, texts = _prompts(opts, cfg)

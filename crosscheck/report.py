@@ -87,9 +87,9 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
 
 def _generated_summary(gen: dict) -> dict:
     """The generated-mutant run without the killed mutants' details."""
-    keep = ("profile", "seed", "sample", "modules", "skipped_modules", "skipped_functions",
-            "coverage", "seconds",
-            "totals", "per_module", "per_operator")
+    keep = ("profile", "seed", "sample", "scored_by", "modules", "skipped_modules",
+            "skipped_functions", "test_scored", "coverage", "seconds", "totals", "per_scorer",
+            "per_module", "per_operator", "per_test_function")
     out = {k: gen.get(k) for k in keep}
     out["survivors"] = [m for m in gen.get("mutants", [])
                         if m["status"] in ("survived", "not-covered")]
@@ -97,31 +97,59 @@ def _generated_summary(gen: dict) -> dict:
     return out
 
 
+_GEN_COLUMNS = "| mutants | killed | timeouts | survived | not covered | equivalent | score |"
+
+
+def _gen_row(name: str, r: dict) -> str:
+    return (f"| {name} | {r['mutants']} | {r['killed']} | {r['killed-by-timeout']} | "
+            f"{r['survived']} | {r['not-covered']} | {r['equivalent']} | "
+            f"{100 * r['score']:.1f}% |")
+
+
+def _gen_score(label: str, t: dict) -> str:
+    return (f"* {label}: **{100 * t['score']:.1f}%** ({t['killed'] + t['killed-by-timeout']}/"
+            f"{t['mutants'] - t['equivalent']} non-equivalent mutants killed).")
+
+
 def _generated_section(g: dict) -> list[str]:
-    """The "Generated mutants" section of VERIFICATION.md."""
+    """The "Generated mutants" section of VERIFICATION.md: the property-scored mutants per
+    module, the test-scored ones per function (with their tests), the scores apart."""
     t = g["totals"]
+    scorers = g.get("per_scorer") or {"properties": t}  # older runs: properties only
     scope = (f"a fixed sample of {g['sample']} mutants" if g.get("sample") else
              f"every mutant of {len(g['modules'])} modules")
+    skipped = ([f"`pyref/{k}` ({v})" for k, v in g["skipped_modules"].items()]
+               + [f"`{k}` ({v})" for k, v in (g.get("skipped_functions") or {}).items()])
     L = ["## Generated mutants", "",
          f"Operator-level mutants generated from pyref's numerical code "
          f"(`plga mutate --generated`; {scope}; profile `{g['profile']}`, seed {g['seed']}). "
-         "Each mutant runs the properties whose `ci` run executes its line; score = (killed + "
-         "killed by timeout) / (mutants − reviewed equivalent). Not mutated: input validation "
-         "and " + "; ".join(f"`pyref/{k}` ({v})" for k, v in g["skipped_modules"].items()) + "; "
-         + "; ".join(f"`{k}` ({v})" for k, v in (g.get("skipped_functions") or {}).items())
-         + ".", "",
-         "| module | mutants | killed | timeouts | survived | not covered | equivalent | score |",
-         "|---|---|---|---|---|---|---|---|"]
-    rows = list(g["per_module"].items()) + [("**total**", t)]
-    for mod, r in rows:
-        L.append(f"| `{mod}` | {r['mutants']} | {r['killed']} | {r['killed-by-timeout']} | "
-                 f"{r['survived']} | {r['not-covered']} | {r['equivalent']} | "
-                 f"{100 * r['score']:.1f}% |".replace("`**total**`", "**total**"))
-    L += ["", f"* Generated-mutant score: **{100 * t['score']:.1f}%** "
-              f"({t['killed'] + t['killed-by-timeout']}/{t['mutants'] - t['equivalent']} "
-              "non-equivalent mutants killed).", ""]
-    L += ["### Surviving mutants (not equivalent)", ""]
-    L += [f"* `{m['id']}` (line {m['line']}, {m['status']}): `{m['original']}` → "
+         "Each mutant runs the properties whose `ci` run executes its line, or, for the "
+         "functions no property can check, the tests that score them (listed below); score = "
+         "(killed + killed by timeout) / (mutants − reviewed equivalent). Not mutated: input "
+         "validation and " + "; ".join(skipped) + ".", ""]
+    per_module = g["per_module"]
+    prop_rows = [(k, v) for k, v in per_module.items() if not k.endswith(" (tests)")]
+    if "properties" in scorers:
+        L += ["### Scored by the properties", "", "| module " + _GEN_COLUMNS,
+              "|---|---|---|---|---|---|---|---|"]
+        L += [_gen_row(f"`{mod}`", r) for mod, r in prop_rows]
+        L += [_gen_row("**total**", scorers["properties"]), ""]
+    if "tests" in scorers:
+        tests = g.get("test_scored") or {}
+        L += ["### Scored by the test suite", "",
+              "| function | tests " + _GEN_COLUMNS, "|---|---|---|---|---|---|---|---|---|"]
+        for f, r in (g.get("per_test_function") or {}).items():
+            names = ", ".join(f"`{n}`" for n in tests.get(f, {}).get("tests", []))
+            L.append(_gen_row(f"`{f}` | {names or '—'}", r))
+        L += [_gen_row("**total** | ", scorers["tests"]), ""]
+    L += [_gen_score(f"Generated-mutant score ({name})", scorers[key])
+          for key, name in (("properties", "properties"), ("tests", "test suite"))
+          if key in scorers]
+    if len(scorers) > 1:
+        L.append(_gen_score("Generated-mutant score (all)", t))
+    L += ["", "### Surviving mutants (not equivalent)", ""]
+    L += [f"* `{m['id']}` (line {m['line']}, {m['status']}"
+          f"{', tests' if m.get('scored_by') == 'tests' else ''}): `{m['original']}` → "
           f"`{m['mutated']}`" for m in g["survivors"]] or ["* none"]
     L += ["", "### Reviewed equivalent mutants", ""]
     L += [f"* `{m['id']}`: `{m['original']}` → `{m['mutated']}` — {m['why']}"
@@ -156,8 +184,12 @@ def write(report: dict, out_dir: Path) -> None:
     gen = report.get("generated_mutation") or {}
     if gen:
         t = gen["totals"]
+        per = gen.get("per_scorer") or {}
+        split = (" (" + ", ".join(f"{'test suite' if k == 'tests' else k} "
+                                  f"{100 * v['score']:.1f}%" for k, v in per.items()) + ")"
+                 if len(per) > 1 else "")
         L += [f"* Generated-mutant score: **{100 * t['score']:.1f}%** of "
-              f"{t['mutants'] - t['equivalent']} non-equivalent mutants killed (see "
+              f"{t['mutants'] - t['equivalent']} non-equivalent mutants killed{split} (see "
               "[Generated mutants](#generated-mutants)).", ""]
     certs = report.get("certificates") or {}
     if certs:

@@ -178,6 +178,7 @@ def test_plga_generate_text_and_json(work, capsys):
     (["--tokens", "t.json", "--text", "x", "--tokenizer", "tok.model"], "give the prompts one way"),
     (["--text", "the", "--tokenizer", "hparams.py"], "not a SentencePiece model"),
     (["--gcache", "hparams.py"], "hparams.py"),
+    (["--attn-implementation", "eager"], "only for a Hugging Face folder"),
 ])
 def test_bad_text_and_gcache_inputs_are_one_line_errors(work, capsys, args, expect):
     (work / "t.json").write_text("[1, 2]")
@@ -206,6 +207,12 @@ def test_plga_audit_and_generate_hf_folder_with_its_own_tokenizer(work, tmp_path
     tok = Tokenizer.from_hf_folder(folder)
     assert r["prompts"]["tokens"] == [[2, *tok._sp.encode("the cat", out_type=int)]]
     assert r["config"]["max_seq_len"] == 32 and r["config"]["vocab_size"] == 24
+    out_e = tmp_path / "audit-eager"
+    assert main(["audit", str(folder), "--text", "the cat", "--steps", "1", "--out", str(out_e),
+                 "--no-plots", "--quiet", "--no-perron", "--no-det",
+                 "--attn-implementation", "eager"]) == 0
+    sem = json.loads((out_e / "audit.json").read_text())["checkpoint"]["semantics"]
+    assert sem[0] == "semantics 'hf-port-eager'" and any("float32" in x for x in sem)
     assert main(["generate", str(folder), "--text", "the cat", "--max-new-tokens", "4",
                  "--json"]) == 0
     rec = json.loads(capsys.readouterr().out.strip().splitlines()[-1])

@@ -62,10 +62,12 @@ def sha256_file(path: Path) -> str:
 
 
 # ============================================================================== checkpoint
-def load_checkpoint(path: Path, config_spec: str | None, gcache: Path | None = None):
+def load_checkpoint(path: Path, config_spec: str | None, gcache: Path | None = None,
+                    attn_implementation: str | None = None):
     """Load any supported checkpoint with :meth:`pyref.PLDRModel.load` (pyref files, the
     authors' ``.pth``, a Hugging Face folder); with ``gcache`` (a G-list file) the v510Gi
-    transplant. Returns (model, config, config_source, warnings)."""
+    transplant; ``attn_implementation`` (``"sdpa"``/``"eager"``) picks the HF port's attention
+    path for a folder. Returns (model, config, config_source, warnings)."""
     path = Path(path)
     if not path.exists():
         raise PlgaError(f"checkpoint {path}: no such file or folder")
@@ -84,6 +86,12 @@ def load_checkpoint(path: Path, config_spec: str | None, gcache: Path | None = N
     except (KeyError, ValueError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         raise PlgaError(f"checkpoint {path}: {msg}".replace("\n", " ")) from None
+    if attn_implementation is not None:
+        if model.semantics.is_v510:
+            raise PlgaError(f"--attn-implementation {attn_implementation}: only for a Hugging "
+                            f"Face folder (the port's attention paths); {path} runs the v510 "
+                            "code's semantics")
+        model.semantics = model.semantics.with_attn_implementation(attn_implementation)
     info = model.load_info
     warnings = [n for n in info.get("notes", []) if "differs" in n or "disagree" in n]
     return model, model.config, info["config_source"], warnings

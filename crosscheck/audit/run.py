@@ -83,6 +83,7 @@ class AuditOptions:
     text_file: Path | None = None      # --text-file: one prompt per line
     tokenizer: Path | None = None      # SentencePiece model (default: the HF folder's own)
     gcache: Path | None = None         # a G list: run the constant-operator (v510Gi) model
+    attn_implementation: str | None = None   # HF folders: "sdpa" (default) or "eager"
     backend: str = "float64"
     dps: int = 50                      # digits of the mp backend
     hp_dps: int = 30                   # digits of Perron report and determinants
@@ -157,7 +158,8 @@ def _head(opts, model, ckpt, sha, cfg_source, warnings, prompts, source, prompts
                        "model": type(model).__name__, "variant": model.variant,
                        "semantics": model.semantics.describe(),
                        "gcache": str(opts.gcache) if opts.gcache else None,
-                       **{k: v for k, v in info.items() if k not in ("path", "config_source")}},
+                       **{k: v for k, v in info.items()
+                          if k not in ("path", "config_source", "semantics")}},
         "config": {**cfg.to_dict(), "d_k": cfg.d_k, "num_parameters": pyref.num_parameters(cfg)},
         "config_source": cfg_source,
         "backend": opts.backend,
@@ -235,7 +237,8 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
     out_dir = Path(opts.out) if opts.out is not None else Path(f"audit-{ckpt.stem}")
 
     t = time.monotonic()
-    model, cfg, cfg_source, warnings = load_checkpoint(ckpt, opts.config, opts.gcache)
+    model, cfg, cfg_source, warnings = load_checkpoint(ckpt, opts.config, opts.gcache,
+                                                          opts.attn_implementation)
     for w in warnings:
         log(f"warning: {w}")
     prompts, source, prompts2, text = load_prompts(opts, cfg)
