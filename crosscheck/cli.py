@@ -53,6 +53,7 @@ from .mutation.generate import (
     pyref_dir,
     resolve_module,
 )
+from .mutation.scope import TEST_SCORED
 
 
 def _root(args) -> Path:
@@ -226,7 +227,11 @@ def _print_generated_counts(mutants) -> None:
     tot = [sum(per[(mod, o)] for mod in {m.module for m in mutants}) for o in ops]
     print(f"{'total':<26}{sum(tot):>6} " + " ".join(f"{n:>{len(o)}}" for n, o in zip(tot, ops)))
     print("skipped modules: " + "; ".join(f"pyref/{k} ({v})" for k, v in SKIPPED_MODULES.items()))
-    print("skipped functions: " + "; ".join(f"{k} ({v})" for k, v in SKIPPED_FUNCTIONS.items()))
+    print("scored by the tests: " + "; ".join(f"{k} ({v.why}: {', '.join(v.tests)})"
+                                              for k, v in TEST_SCORED.items()))
+    if SKIPPED_FUNCTIONS:
+        print("skipped functions: " + "; ".join(f"{k} ({v})"
+                                                for k, v in SKIPPED_FUNCTIONS.items()))
 
 
 def _do_mutate_generated(args) -> bool:
@@ -239,7 +244,8 @@ def _do_mutate_generated(args) -> bool:
             return True
         print(f"== Generated mutants (profile ci, {args.jobs} jobs"
               f"{f', sample {args.sample}' if args.sample else ''})", flush=True)
-        res = run_generated(files, args.sample, args.jobs, args.timeout, ids=args.id or None)
+        res = run_generated(files, args.sample, args.jobs, args.timeout, ids=args.id or None,
+                            scored_by=args.scored_by)
     except ValueError as exc:
         raise PlgaError(f"plga mutate: {exc}") from None
     for m in res["mutants"]:
@@ -259,14 +265,20 @@ def _do_mutate_generated(args) -> bool:
     print(f"generated-mutant score: {100 * t['score']:.1f}% ({t['killed']} killed + "
           f"{t['killed-by-timeout']} timeouts of {t['mutants'] - t['equivalent']} non-equivalent)"
           f" in {res['seconds']:.0f} s -> {out}", flush=True)
+    for scorer, ts in (res.get("per_scorer") or {}).items():
+        print(f"  scored by the {scorer}: {100 * ts['score']:.1f}% ({ts['killed']} killed + "
+              f"{ts['killed-by-timeout']} timeouts of {ts['mutants'] - ts['equivalent']})",
+              flush=True)
     return args.fail_under is None or t["score"] >= args.fail_under
 
 
 def cmd_mutate(args) -> int:
     if args.generated:
         return 0 if _do_mutate_generated(args) else 1
-    if args.list or args.sample is not None or args.module or args.id or args.out:
-        raise PlgaError("plga mutate: --list/--sample/--module/--id/--out need --generated")
+    if (args.list or args.sample is not None or args.module or args.id or args.out
+            or args.scored_by):
+        raise PlgaError("plga mutate: --list/--sample/--module/--id/--out/--scored-by need "
+                        "--generated")
     return 0 if _do_mutate(args) else 1
 
 
@@ -354,6 +366,9 @@ def _mutate_opts(p: argparse.ArgumentParser) -> None:
                         "repeatable)")
     p.add_argument("--id", action="append", default=[],
                    help="with --generated: only this mutant id (repeatable)")
+    p.add_argument("--scored-by", choices=("properties", "tests"), default=None,
+                   help="with --generated: only the mutants scored by the properties or only "
+                        "those scored by the tests (crosscheck/mutation/scope.py TEST_SCORED)")
     p.add_argument("--jobs", type=positive_int, default=2,
                    help="parallel mutant processes (default 2)")
     p.add_argument("--timeout", type=float, default=120.0,

@@ -118,6 +118,8 @@ def _generated_section(g: dict) -> list[str]:
     scorers = g.get("per_scorer") or {"properties": t}  # older runs: properties only
     scope = (f"a fixed sample of {g['sample']} mutants" if g.get("sample") else
              f"every mutant of {len(g['modules'])} modules")
+    if g.get("scored_by"):
+        scope += f", only those scored by the {g['scored_by']}"
     skipped = ([f"`pyref/{k}` ({v})" for k, v in g["skipped_modules"].items()]
                + [f"`{k}` ({v})" for k, v in (g.get("skipped_functions") or {}).items()])
     L = ["## Generated mutants", "",

@@ -1,11 +1,13 @@
 """Mutation testing: every shipped pyref mutant must be killed by some property; the generated
-mutants (crosscheck.mutation) are produced as documented, and a fixed sample of them is killed."""
+mutants (crosscheck.mutation) are produced as documented, a fixed sample of them is killed, and
+a test-scored mutant is run by its tests against the mutated pyref and killed."""
 
 from __future__ import annotations
 
 import ast
 import os
 import time
+from functools import partial
 
 import pytest
 
@@ -14,6 +16,8 @@ from crosscheck.mutation.equivalent import EQUIVALENT
 from crosscheck.mutation.generate import generate, module_files, mutate_source, pyref_dir
 from crosscheck.mutation.pool import Job, run_chains
 from crosscheck.mutation.runner import check_equivalent, run_generated, sample, summarize
+from crosscheck.mutation.scope import TEST_SCORED, ByTests, check_test_scored
+from crosscheck.mutation.testrun import pytest_run, repo_root
 from crosscheck.properties import load_properties
 from crosscheck.report import build, write
 
@@ -178,6 +182,11 @@ def test_summary_score():
             for s in ("killed", "killed-by-timeout", "survived", "not-covered", "equivalent")]
     t = summarize(rows)["totals"]
     assert t["mutants"] == 5 and t["equivalent"] == 1 and t["score"] == 0.5
+    tested = [dict(r, function="f", scored_by="tests") for r in rows[:3]]
+    s = summarize(rows + tested)   # the test-scored ones are tallied apart
+    assert s["per_scorer"]["properties"]["score"] == 0.5 and s["totals"]["mutants"] == 8
+    assert s["per_scorer"]["tests"]["score"] == s["per_module"]["m (tests)"]["score"] == 0.6667
+    assert s["per_module"]["m"]["mutants"] == 5 and list(s["per_test_function"]) == ["m:f"]
 
 
 def _crash():
@@ -210,6 +219,19 @@ def test_report_renders_generated_section(tmp_path):
     assert "## Generated mutants" in md and "| `pyref.ops` | 3 | 1 | 0 | 1 | 0 | 1 | 50.0% |" in md
     assert "`pyref.ops:f:arith:1` (line 3, survived): `a + b` → `a - b`" in md
     assert "`pyref.ops:f:arith:2`: `a + b` → `a - b` — a reason" in md
+    assert "Scored by the test suite" not in md
+    tested = [dict(rec, id="pyref.ops:g:arith:0", function="g", scored_by="tests",
+                   status="killed"),
+              dict(rec, id="pyref.ops:g:arith:1", function="g", scored_by="tests",
+                   status="survived")]
+    gen.update(summarize(rows + tested), mutants=rows + tested,
+               test_scored={"pyref.ops:g": {"why": "w", "tests": ["tests/test_x.py"]}})
+    write(build([], generated=gen), tmp_path)
+    md = (tmp_path / "VERIFICATION.md").read_text()
+    assert "| `pyref.ops` | 3 | 1 | 0 | 1 | 0 | 1 | 50.0% |" in md        # properties only
+    assert "| `pyref.ops:g` | `tests/test_x.py` | 2 | 1 | 0 | 1 | 0 | 0 | 50.0% |" in md
+    assert "score (test suite): **50.0%** (1/2" in md and "score (all): **50.0%** (2/4" in md
+    assert "`pyref.ops:g:arith:1` (line 3, survived, tests)" in md
 
 
 #: the modules of the CI sample, and the mutants per module (chosen by a hash of the id)
@@ -218,11 +240,96 @@ CI_SAMPLE = {"ops.py": 2, "rope.py": 1, "attention.py": 2, "losses.py": 2,
 
 
 def test_generated_sample_is_killed():
-    """A fixed sample of generated mutants (by a hash of the id, not by outcome): each is
-    killed by the ci profile or a reviewed equivalent. The coverage pass that selects the
-    properties runs 2 examples per property (the full run uses the ci profile)."""
-    ids = [m.id for f, n in CI_SAMPLE.items() for m in sample(generate(files=[f]), n)]
+    """A fixed sample of the property-scored generated mutants (by a hash of the id, not by
+    outcome): each is killed by the ci profile or a reviewed equivalent. The coverage pass that
+    selects the properties runs 2 examples per property (the full run uses the ci profile)."""
+    ids = [m.id for f, n in CI_SAMPLE.items()
+           for m in sample([m for m in generate(files=[f]) if not m.tests], n)]
     res = run_generated(ids=ids, jobs=2, coverage_examples=2, progress=False)
     bad = [f"{m['id']} ({m['status']}): `{m['original']}` -> `{m['mutated']}`"
            for m in res["mutants"] if m["status"] not in ("killed", "equivalent")]
     assert len(res["mutants"]) == len(ids) and not bad, bad
+
+
+# ============================================================================ test-scored
+NESTED = """\
+def outer(a, c):
+    def inner(x):
+        return x + 1
+    return inner(a) - c
+
+
+def other(a, c):
+    return a * c
+"""
+
+
+def test_test_scored_functions_carry_their_tests(monkeypatch, pyref_mutants):
+    monkeypatch.setitem(TEST_SCORED, "m:outer", ByTests("why", ("tests/t.py::x",)))
+    ms = mutate_source(NESTED.encode(), "m", "m.py")
+    by_fn = {m.function: m.tests for m in ms}
+    assert by_fn == {"outer": ("tests/t.py::x",), "outer.inner": ("tests/t.py::x",),
+                     "other": ()}                       # a nested function inherits
+    only = mutate_source(NESTED.encode(), "m", "m.py", only_test_scored=True)
+    assert {m.function for m in only} == {"outer", "outer.inner"}
+    # in pyref: exactly the listed functions are test-scored, each with its listed tests
+    scored = {f"{m.module}:{m.function}": m.tests for m in pyref_mutants if m.tests}
+    assert scored and all(TEST_SCORED[f].tests == t for f, t in scored.items())
+    assert {"pyref.ops:rotate_tables", "pyref.model:_random_params",
+            "pyref.semantics:hf_generate_positions"} <= set(scored)
+    assert {m.function for m in pyref_mutants if m.module == "pyref.semantics"} == {
+        "hf_generate_positions"}                        # a skipped module: only those
+
+
+def test_test_scored_list_is_not_stale():
+    check_test_scored(pyref_dir(), repo_root())
+    with pytest.raises(ValueError, match=r"pyref.ops:gone \(no such function\).*"
+                                         r"tests/nope.py \(no such test file\)"):
+        check_test_scored(pyref_dir(), repo_root(), {
+            "pyref.ops:gone": ByTests("w", ("tests/test_hf_port.py",)),
+            "pyref.ops:rotate_tables": ByTests("w", ("tests/nope.py",))})
+
+
+PROBE = """\
+import inspect
+
+import pyref
+from pyref import ops
+
+
+def test_probe():
+    assert pyref.__file__.startswith({work!r})
+    assert {mutated!r} in inspect.getsource(ops.rotate_tables)
+"""
+
+
+def test_test_child_imports_the_mutated_pyref(tmp_path):
+    """The pytest child of a test-scored mutant: the test module's ``import pyref`` gets the
+    mutated copy (its file and the mutated source line); on the unmutated copy the same probe
+    fails, so the probe can tell the two apart."""
+    m = next(m for m in generate(files=["ops.py"]) if m.id == "pyref.ops:rotate_tables:arith:0")
+    probe = tmp_path / "probe" / "test_probe.py"
+    probe.parent.mkdir()
+    probe.write_text(PROBE.format(work=str(tmp_path / "w"), mutated=m.mutated))
+    out: list = []
+    run_chains([_chain(out, [partial(pytest_run, mm, pyref_dir(), tmp_path / f"w{k}",
+                                     (str(probe),)) for k, mm in ((1, m), (2, None))])], jobs=1)
+    mutated, plain = out
+    assert mutated["exit"] == 0 and mutated["passed"] == 1 and not mutated["failed"], mutated
+    assert mutated["pyref"].startswith(str(tmp_path / "w1" / "pyref"))
+    assert plain["passed"] == 0 and plain["failed"][0][0].endswith("::test_probe"), plain
+
+
+def test_test_scored_mutant_is_killed_by_its_tests():
+    """A RoPE-table mutant of the HF port (no property runs it): generated, run by its tests
+    (tests/test_hf_port.py, after a clean baseline run on the unmutated pyref) and killed."""
+    mid = "pyref.ops:rotate_tables:arith:0"   # xa * cos - xb * sin -> xa * cos + xb * sin
+    res = run_generated(ids=[mid], jobs=1, progress=False)
+    (rec,) = res["mutants"]
+    assert rec["scored_by"] == "tests" and rec["tests"] == ["tests/test_hf_port.py"]
+    assert rec["status"] == "killed", rec
+    assert rec["killed_by"].startswith("tests/test_hf_port.py::test_"), rec
+    assert res["coverage"]["runs"] == 0                 # no property coverage pass needed
+    (base,) = res["coverage"]["test_baselines"]
+    assert base["ok"] and base["passed"] >= 30
+    assert res["per_module"] == {"pyref.ops (tests)": res["per_scorer"]["tests"]}

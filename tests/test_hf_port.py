@@ -306,6 +306,7 @@ def test_sample0_gcache():
     pre = m.forward(tok)
     for li, (A_LM, G) in enumerate(pre.gcache):
         assert A_LM.shape == G.shape == (1, 2, 8, 8)
+        assert np.array_equal(A_LM[0], pre.deductive[li]["A_LM"][0])
         assert np.array_equal(G[0], pre.deductive[li]["G_LM"][0])
         assert not np.allclose(G[0], pre.deductive[li]["G_LM"][1])
     nxt = np.array([[1], [2]])
@@ -325,14 +326,77 @@ def test_generate_port_rules():
     tok = np.array([[3, 5, 7], [0, 4, 6]])
     inferred = m.generate(tok, 3)                       # mask inferred from pad id 0
     given = m.generate(tok, 3, attention_mask=(tok != 0).astype(int))
+    assert given.new_tokens.shape == (2, 3) and len(given.step_logits) == 3
+    assert np.array_equal(given.tokens[:, :3], tok)
     assert np.array_equal(inferred.tokens, given.tokens)
     ones = m.generate(tok, 3, attention_mask=np.ones_like(tok))
     assert not all(np.array_equal(a, b) for a, b in zip(ones.step_logits, given.step_logits))
     with pytest.raises(ValueError, match="one use_cache switch"):
         m.generate(tok, 2, kvcache=True, gcache=False)
     eos = int(given.new_tokens[0, 0])                   # row 0 stops at once, then pads
+    assert eos != 0                                     # (0 is the pad id)
+    row1 = []                                           # row 1 as before, up to its own EOS
+    for t in given.new_tokens[1].tolist():
+        row1.append(t)
+        if t == eos:
+            break
     out = m.generate(tok, 3, eos_id=eos)
-    assert out.new_tokens[0].tolist()[1:] == [0] * (out.new_tokens.shape[1] - 1)
+    assert out.new_tokens.tolist() == [[eos] + [0] * (len(row1) - 1), row1]
+
+
+def test_port_kv_cached_step_equals_uncached():
+    """A constant-operator model (its operator does not depend on the sequence): a KV-cached
+    step on the last token gives the uncached forward's last position (causal attention, the
+    same position T0 = 4), here with one layer (the cached length is layer 0's) and the port's
+    float64 paths (half-split RoPE, masked keys excluded, reciprocal scale). The two differ by
+    float64 rounding only; bound as in test_port_semantics_match_independent_evaluation."""
+    cfg = pyref.PLDRConfig(num_layers=1, d_model=16, num_heads=2, dff=24, a_dff=12,
+                           num_res_units=1, num_glu_blocks=2, vocab_size=24, max_seq_len=16)
+    G = [np.eye(8) + 0.3 * _x((2, 8, 8), 7)]
+    sem = Semantics(name="port-f64", rope="half", pad_mask="attention_mask", mask_fill="exclude",
+                    score_scale="reciprocal", E="post_softmax")
+    m = pyref.ConstantGModel.random(cfg, seed=3, G=G, semantics=sem)
+    tok = np.array([[3, 5, 7, 9, 11], [0, 4, 6, 8, 10]])
+    am = (tok != 0).astype(np.int64)
+    full = m.forward(tok, attention_mask=am).logits
+    pre = m.forward(tok[:, :-1], attention_mask=am[:, :-1])
+    step = m.forward(tok[:, -1:], kvcache=pre.kvcache, attention_mask=am).logits
+    gap = np.abs(m.forward(tok, backend="float32", attention_mask=am).logits - full).max()
+    assert 0 < gap < 1e-3
+    assert np.abs(step[:, 0] - full[:, -1]).max() <= gap * 2.0 ** -21
+
+
+def test_divide_equals_reciprocal_scale_when_root_is_a_power_of_two():
+    """score_scale "divide" (raw/√d_k) and "reciprocal" (raw·fl(1/√d_k)) scale every score by
+    the same power of two when √d_k is one (d_k = 16: 2^-2, exact), so the logits and
+    attention weights are the same floats."""
+    cfg = pyref.PLDRConfig(num_layers=1, d_model=32, num_heads=2, dff=24, a_dff=12,
+                           num_res_units=1, num_glu_blocks=1, vocab_size=24, max_seq_len=16)
+    m = pyref.PLDRModel.random(cfg, seed=1, semantics=hf_port())
+    tok = np.array([[3, 5, 7, 9]])
+    r = m.forward(tok)
+    m.semantics = Semantics(**{**hf_port().to_dict(), "score_scale": "divide"})
+    d = m.forward(tok)
+    assert np.array_equal(r.logits, d.logits)
+    assert np.array_equal(r.deductive[0]["E"], d.deductive[0]["E"])
+
+
+def test_softmax_exclude_large_scores():
+    """softmax_exclude on scores far beyond exp's range (|x| up to 1000): the softmax of the
+    kept entries, shifted by their maximum (an independent evaluation of the same formula;
+    only the summation order can differ: (T - 1)·u relative for T = 4 terms, bound 8u),
+    masked entries exactly 0, a fully masked row all zeros."""
+    b = pyref.get_backend("float64")
+    x = np.array([[800.0, 750.0, 3.0, -900.0], [1e3, -1e3, 0.0, 5.0], [2.0, 1.0, 0.0, -1.0]])
+    masked = np.array([[False, False, True, False], [True, False, False, False], [True] * 4])
+    got = ops.softmax_exclude(b, x, masked)
+    want = np.zeros_like(x)
+    for r in range(2):
+        keep = ~masked[r]
+        w = np.exp(x[r, keep] - x[r, keep].max())
+        want[r, keep] = w / w.sum()
+    assert np.all(got[masked] == 0) and np.all(got[2] == 0)
+    assert np.all(np.abs(got - want) <= 8 * U64 * want)
 
 
 # ------------------------------------------------------------------------------ whole model
@@ -448,6 +512,12 @@ def test_pldrmodel_load_folder():
         assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
         if name == "customG_f32":
             assert all(np.array_equal(g, h) for g, h in zip(got.G, ref.G))
+    # the v510Gi transplant on a folder: G per layer [H, d_k, d_k] or [1, H, d_k, d_k]
+    G = [_x((2, 8, 8), 10 + li) for li in range(2)]
+    for given in (G, [g[None] for g in G]):
+        t = pyref.PLDRModel.load(folder("pldr_f32"), G=given)
+        assert type(t) is pyref.ConstantGModel and t.load_info["transplanted_G"]
+        assert all(np.array_equal(g, h) for g, h in zip(t.G, G))
     eager = hf_port(reference_rope=False, cache_first_G=True).with_attn_implementation("eager")
     assert eager == hf_port(reference_rope=False, attn_implementation="eager", cache_first_G=True)
 

@@ -33,6 +33,12 @@ EQUIVALENT: dict[str, str] = {
         "the cached K̂ (kv[0]) and V (kv[1]) have the same shape [B, T0, H, d_k] on every path: "
         "pyref.inputs.prepare_kvcache rejects V.shape != K.shape, and the caches this function "
         "returns are both extended along axis 1 by the same S rows"),
+    # T0 = 0 if kv is None else kv[0][0].shape[1] -> kv[0][1].shape[1]
+    "pyref.model:PLDRModel._forward_port:index:1": (
+        "layer 0's cached K̂ (kv[0][0]) and V (kv[0][1]) have the same shape [B, T0, H, d_k]: kv "
+        "is the output of pyref.inputs.prepare_kvcache, which raises unless V.shape == K.shape "
+        "for every layer (inputs.py _kv_entry) and converts both with b.asarray (shape kept), so"
+        " shape[1] is the same number"),
     # M = max(LA, LB) -> max(LB, LA)
     "pyref.variants.attnres:_merge:arg-swap:0": (
         "Python's max returns the first of its arguments unless the second compares greater, "

@@ -1,13 +1,16 @@
 """Generated mutants: operator-level mutations of pyref's numerical code, found with ``ast``.
 
 Every function body of every module of ``pyref/`` and ``pyref/variants/`` (except the
-validation/IO modules in :data:`SKIPPED_MODULES`, and the initialization/IO functions in
-:data:`SKIPPED_FUNCTIONS`) is walked in source order; each site of one
-of the :data:`OPERATORS` gives one mutant per alternative. A mutant is a single text edit: the
-exact source segment of one AST node is replaced by ``ast.unparse`` of the mutated node, so the
-rest of the file stays byte-identical. At generation time the mutated file must parse to
-exactly the AST with that node replaced (the edit is parenthesized if needed, else dropped), and
-a mutant whose edit leaves the AST unchanged is dropped.
+validation/IO modules in :data:`SKIPPED_MODULES` and the functions in :data:`SKIPPED_FUNCTIONS`)
+is walked in source order; each site of one of the :data:`OPERATORS` gives one mutant per
+alternative. The mutants of the functions in :data:`TEST_SCORED` (random initialization,
+checkpoint dispatch, the Hugging Face port's semantics: code no property can check) carry the
+pytest node ids that score them (``GenMutant.tests``); the others are scored by the properties.
+A mutant is a single text edit: the exact source segment of one AST node is replaced by
+``ast.unparse`` of the mutated node, so the rest of the file stays byte-identical. At generation
+time the mutated file must parse to exactly the AST with that node replaced (the edit is
+parenthesized if needed, else dropped), and a mutant whose edit leaves the AST unchanged is
+dropped.
 
 Ids are stable under edits elsewhere in the file: ``module:qualname:operator:k`` where ``k``
 counts the sites of that operator in that function (source order); line numbers are only
@@ -27,38 +30,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
-#: pyref modules holding no numerical code (relative to ``pyref/``), with the reason
-SKIPPED_MODULES = {
-    "inputs.py": "input conversion and validation only",
-    "config.py": "configuration record and its validation",
-    "checkpoint.py": "checkpoint file IO",
-    "state_dict.py": "state-dict key names, shapes and their validation",
-    "loading.py": "checkpoint format dispatch (file IO)",
-    "torchfile.py": "PyTorch file reading (file IO): tests/test_torchfile.py",
-    "hf.py": "Hugging Face folder reading (file IO): tests/test_hf_port.py",
-    "hparams.py": "configuration resolution: tests/test_hparams.py",
-    "hparams_ast.py": "the hyperparameter-file evaluator: tests/test_hparams.py",
-    "tokenizer.py": "SentencePiece tokenization: tests/test_real_formats.py",
-    "semantics.py": "the semantics record and its validation",
-}
-
-#: functions of numerical modules that are not numerical code either, with where they are scored
-SKIPPED_FUNCTIONS = {
-    "pyref.model:_random_params": "random initialization (spec A.5), not a formula of the "
-                                  "model: tests/test_pyref_model.py::test_random_init_follows_spec",
-    "pyref.model:_xavier_uniform": "random initialization (spec A.5): "
-                                   "tests/test_pyref_model.py::test_random_init_follows_spec",
-    "pyref.model:PLDRModel.load": "checkpoint file IO: tests/test_pyref_checkpoint.py",
-}
-#: the Hugging Face port's forward semantics (pyref.semantics.hf_port): not part of the Lean
-#: spec, checked against an independent float64 evaluation of the port (and, outside CI,
-#: against the port's own code) in tests/test_hf_port.py
-_PORT = "the HF port's semantics, not in the Lean spec: tests/test_hf_port.py"
-SKIPPED_FUNCTIONS.update({f"pyref.{f}": _PORT for f in (
-    "ops:rope_tables_f32", "ops:rope_tables", "ops:rotate_tables", "ops:mask_fill_value",
-    "ops:softmax_exclude", "plga:port_causal_mask", "attention:_to_float32",
-    "attention:port_rope", "attention:port_softmax", "attention:multi_head_attention_port",
-    "model:_port_positions", "model:PLDRModel._forward_port", "model:PLDRModel._generate_port")})
+from .scope import SKIPPED_FUNCTIONS, SKIPPED_MODULES, TEST_SCORED
 
 #: operator -> what its mutant does (ids use these names)
 OPERATORS = {
@@ -89,7 +61,8 @@ _INPUT_CALLS = {"get_backend", "isinstance", "getattr"}
 class GenMutant:
     """One generated mutant. ``file`` is relative to ``pyref/``; ``lines`` are the source lines
     whose execution counts as executing the mutated code (the node's span and the first line of
-    its statement); ``start``/``end`` are byte offsets of the replaced segment."""
+    its statement); ``start``/``end`` are byte offsets of the replaced segment; ``tests``: the
+    pytest node ids that score it (:data:`TEST_SCORED`), empty if the properties score it."""
 
     id: str
     module: str
@@ -104,6 +77,12 @@ class GenMutant:
     start: int
     end: int
     replacement: str
+    tests: tuple[str, ...] = ()
+
+    @property
+    def scored_by(self) -> str:
+        """``"tests"`` (:data:`TEST_SCORED`) or ``"properties"``."""
+        return "tests" if self.tests else "properties"
 
     def apply(self, source: bytes) -> bytes:
         """The mutated file from the original bytes ``source``."""
@@ -136,24 +115,33 @@ def resolve_module(arg: str, root: Path) -> str:
     rel = arg.removeprefix("pyref/") if arg.endswith(".py") else names.get(arg, "")
     if rel not in names.values():
         raise ValueError(f"--module {arg!r}: no such pyref module")
-    if rel in SKIPPED_MODULES:
+    if rel in SKIPPED_MODULES and not _has_test_scored(rel):
         raise ValueError(f"--module {arg!r}: skipped ({SKIPPED_MODULES[rel]})")
     return rel
 
 
+def _has_test_scored(rel: str) -> bool:
+    return any(f.split(":")[0] == module_name(rel) for f in TEST_SCORED)
+
+
 def generate(root: Path | None = None, files: list[str] | None = None) -> list[GenMutant]:
-    """Every generated mutant of the numerical modules (or of ``files``), in source order."""
+    """Every generated mutant of the numerical modules (or of ``files``), in source order;
+    of a module in :data:`SKIPPED_MODULES` only the functions in :data:`TEST_SCORED`."""
     root = pyref_dir() if root is None else Path(root)
     out = []
     for rel in (files if files is not None else module_files(root)):
-        if rel in SKIPPED_MODULES or rel.endswith("__init__.py"):
+        skipped = rel in SKIPPED_MODULES
+        if (skipped and not _has_test_scored(rel)) or rel.endswith("__init__.py"):
             continue
-        out += mutate_source((root / rel).read_bytes(), module_name(rel), rel)
+        out += mutate_source((root / rel).read_bytes(), module_name(rel), rel,
+                             only_test_scored=skipped)
     return out
 
 
-def mutate_source(source: bytes, module: str, rel: str) -> list[GenMutant]:
-    """The mutants of one module's source."""
+def mutate_source(source: bytes, module: str, rel: str,
+                  only_test_scored: bool = False) -> list[GenMutant]:
+    """The mutants of one module's source (``only_test_scored``: only of the functions in
+    :data:`TEST_SCORED` and the functions nested in them)."""
     tree = ast.parse(source)
     uses_np = any(isinstance(n, (ast.Import, ast.ImportFrom)) and
                   any(a.name == "numpy" and a.asname == "np" for a in n.names)
@@ -161,6 +149,7 @@ def mutate_source(source: bytes, module: str, rel: str) -> list[GenMutant]:
     inputs = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom)
               and (n.module or "").split(".")[-1] + ".py" in SKIPPED_MODULES for a in n.names}
     gen = _Generator(source, tree, module, rel, uses_np, inputs | _INPUT_CALLS)
+    gen.only_test_scored = only_test_scored
     gen.scope(tree.body, "")
     return gen.mutants
 
@@ -305,6 +294,7 @@ class _Generator:
         self.top = {id(c): i for i, t in enumerate(tree.body) for c in ast.walk(t)}
         self.dumps: dict[int, str] = {}
         self.mutants: list[GenMutant] = []
+        self.only_test_scored, self.tests = False, ()
         self.parents = {id(c): (p, f) for p in ast.walk(tree)
                         for f, v in ast.iter_fields(p)
                         for c in (v if isinstance(v, list) else [v]) if isinstance(c, ast.AST)}
@@ -317,17 +307,21 @@ class _Generator:
             elif isinstance(s, ast.ClassDef):
                 self.scope(s.body, f"{prefix}{s.name}.")
 
-    def function(self, fn, qual: str) -> None:
-        if _is_validation_name(fn.name) or f"{self.module}:{qual}" in SKIPPED_FUNCTIONS:
+    def function(self, fn, qual: str, tests: tuple[str, ...] = ()) -> None:
+        fid = f"{self.module}:{qual}"
+        if _is_validation_name(fn.name) or fid in SKIPPED_FUNCTIONS:
             return
-        self.qual, self.counts = qual, {}
+        tests = TEST_SCORED[fid].tests if fid in TEST_SCORED else tests  # nested: the parent's
+        if self.only_test_scored and not tests:
+            return
+        self.qual, self.counts, self.tests = qual, {}, tests
         self.backend_args = _backend_names(fn)
         self.skip = validation_statements(fn)
         nested = []
         for s in fn.body:
             self.stmt(s, nested)
         for s, q in nested:
-            self.function(s, f"{qual}.{q}")
+            self.function(s, f"{qual}.{q}", tests)
 
     def stmt(self, s, nested) -> None:
         if id(s) in self.skip:
@@ -483,7 +477,7 @@ class _Generator:
             id=f"{self.module}:{self.qual}:{op}:{k}", module=self.module, file=self.rel,
             function=self.qual, operator=op, line=target.lineno, col=target.col_offset,
             original=original, mutated=mutated, lines=tuple(sorted(lines)), start=start, end=end,
-            replacement=text))
+            replacement=text, tests=self.tests))
 
 
 def _plus(node, d: int):

@@ -1,4 +1,5 @@
-"""Run the generated mutants against the registered properties (``ci`` profile, seed 0).
+"""Run the generated mutants against the registered properties (``ci`` profile, seed 0) or,
+for the test-scored functions (:data:`.generate.TEST_SCORED`), against their tests.
 
 1. **Coverage map** (computed at every run, never stored): every registered property runs on
    each of its backends, as the CI runs it, in a forked child with a line tracer on pyref's
@@ -13,12 +14,19 @@
    first the (property, backend) runs that killed earlier mutants of the same function, then
    float64 before mp, cheaper (declared ``cost``) first, by name. The mutants of one function
    form one chain, run in order, so the results do not depend on ``--jobs``.
-3. A mutant listed in :data:`.equivalent.EQUIVALENT` is not run (status ``equivalent``).
+3. **Test-scored mutants** (``scored_by: "tests"``): a baseline child runs each distinct set of
+   node ids on the unmutated snapshot under the same line tracer (it must pass with no skipped
+   test; else its mutants are ``not-covered``, never counted as killed); a mutant whose lines
+   its tests do not execute is ``not-covered``; otherwise a forked child imports the mutated
+   copy and runs ``pytest.main`` on the node ids (:mod:`.testrun`): killed when a test fails.
+4. A mutant listed in :data:`.equivalent.EQUIVALENT` is not run (status ``equivalent``).
 
 Statuses: ``killed``, ``killed-by-timeout`` (the child ran past its timeout: ``timeout`` plus
 three times the coverage-pass seconds of its selected runs, so a surviving mutant on a line all
 properties execute is not mistaken for a hang), ``survived``, ``not-covered``, ``equivalent``.
-Score per module: (killed + killed-by-timeout) / (mutants - equivalent).
+Score per module: (killed + killed-by-timeout) / (mutants - equivalent); the test-scored
+mutants of a module are tallied apart (``per_module`` key ``"<module> (tests)"``, and
+``per_test_function``), so the property score and the test score stay distinguishable.
 """
 
 from __future__ import annotations
@@ -39,8 +47,11 @@ from tqdm import tqdm
 from ..fuzz import run_property
 from ..properties import load_properties
 from .equivalent import EQUIVALENT
-from .generate import SKIPPED_FUNCTIONS, SKIPPED_MODULES, GenMutant, generate, pyref_dir
+from .generate import GenMutant, generate, pyref_dir
 from .pool import Chain, Job, run_chains
+from .scope import SKIPPED_FUNCTIONS, SKIPPED_MODULES, TEST_SCORED, check_test_scored
+from .snapshot import NotTheCopyError, import_mutated
+from .testrun import baseline_ok, pytest_run, repo_root
 
 PROFILE, SEED = "ci", 0
 STATUSES = ("killed", "killed-by-timeout", "survived", "not-covered", "equivalent")
@@ -115,31 +126,17 @@ def coverage_map(jobs: int, examples: int | None = None, progress: bool = True) 
 
 
 # ============================================================================ mutants
-def _purge_modules() -> None:
-    for name in list(sys.modules):
-        if name == "pyref" or name.startswith("pyref.") or (
-                name.startswith("crosscheck.") and not name.startswith("crosscheck.mutation")):
-            del sys.modules[name]
-
-
 def _mutant_run(m: GenMutant, base: Path, work: Path, order: list[tuple[str, str]],
                 examples: int | None) -> dict:
     """(In a child) apply ``m`` to a copy of the pyref snapshot ``base``, re-import, run."""
-    dst = work / "pyref"
-    shutil.copytree(base, dst, ignore=shutil.ignore_patterns("__pycache__"))
-    (dst / m.file).write_bytes(m.apply((base / m.file).read_bytes()))
-    _purge_modules()
-    sys.path.insert(0, str(work))
-    sys.dont_write_bytecode = True
-    importlib.invalidate_caches()
     try:
-        pyref = importlib.import_module("pyref")
+        import_mutated(m, base, work)
         fuzz = importlib.import_module("crosscheck.fuzz")
         props = importlib.import_module("crosscheck.properties").load_properties()
+    except NotTheCopyError:
+        raise
     except Exception as exc:  # the mutated pyref does not even import: every use fails
         return {"killed_by": "<import>", "backend": None, "why": f"{type(exc).__name__}: {exc}"}
-    if not str(pyref.__file__).startswith(str(dst)):
-        raise RuntimeError(f"imported {pyref.__file__}, not the mutated copy under {dst}")
     runs = []
     for name, backend in order:
         r = _run(fuzz.run_property, props[name], backend, examples)
@@ -150,11 +147,12 @@ def _mutant_run(m: GenMutant, base: Path, work: Path, order: list[tuple[str, str
 
 
 class _Context:
-    """What the mutant chains share: the snapshot, the coverage map, the settings."""
+    """What the mutant chains share: the snapshot, the coverage maps, the settings."""
 
-    def __init__(self, base: Path, cov: dict, timeout: float, examples: int | None, bar):
-        self.base, self.cov, self.timeout, self.examples, self.bar = (
-            base, cov, timeout, examples, bar)
+    def __init__(self, base: Path, cov: dict, baselines: dict, timeout: float,
+                 examples: int | None, bar):
+        self.base, self.cov, self.baselines, self.timeout, self.examples, self.bar = (
+            base, cov, baselines, timeout, examples, bar)
         costs = {p.name: p.cost for p in load_properties().values()}
         self.rank = {pair: (pair[1] != "float64", costs[pair[0]], pair[0]) for pair in cov}
         self.by_line: dict[tuple[str, int], set] = defaultdict(set)
@@ -169,8 +167,15 @@ class _Context:
     def select(self, m: GenMutant) -> set:
         return set().union(*(self.by_line.get((m.file, line), set()) for line in m.lines))
 
+    def _work(self) -> Path:
+        self.counter += 1
+        return self.base.parent.parent / f"m{self.counter}"
+
     def chain(self, mutants: list[GenMutant]) -> Chain:
         """The mutants of one function, in order; earlier killers are tried first."""
+        if mutants[0].tests:
+            yield from self.test_chain(mutants)
+            return
         killers: list[tuple[str, str]] = []
         for m in mutants:
             rec = _record(m)
@@ -185,8 +190,7 @@ class _Context:
                                                       killers.index(p) if p in killers else 0,
                                                       self.rank[p]))
                 budget = self.timeout + 3 * sum(self.cov[p]["seconds"] for p in chosen)
-                self.counter += 1
-                work = self.base.parent.parent / f"m{self.counter}"
+                work = self._work()
                 res = yield Job(partial(_mutant_run, m, self.base, work, order, self.examples),
                                 timeout=budget)
                 shutil.rmtree(work, ignore_errors=True)
@@ -196,10 +200,56 @@ class _Context:
                     killers.append(pair)
             self.bar.update()
 
+    def test_chain(self, mutants: list[GenMutant]) -> Chain:
+        """The mutants of one test-scored function: each runs its pytest node ids."""
+        for m in mutants:
+            rec = _record(m)
+            self.records[m.id] = rec
+            base = self.baselines[m.tests]
+            executed = base.get("lines", {}).get(m.file, ())
+            if m.id in EQUIVALENT:
+                rec.update(status="equivalent", why=EQUIVALENT[m.id])
+            elif base["why"] is not None:
+                rec.update(status="not-covered",
+                           why=f"its tests fail on the unmutated pyref: {base['why']}")
+            elif not set(m.lines) & set(executed):
+                rec.update(status="not-covered", why="its tests do not execute this line")
+            else:
+                budget = self.timeout + 3 * base["seconds"]
+                work = self._work()
+                res = yield Job(partial(pytest_run, m, self.base, work, m.tests),
+                                timeout=budget)
+                shutil.rmtree(work, ignore_errors=True)
+                _test_outcome(rec, res, budget)
+            self.bar.update()
+
+
+def baseline_runs(base: Path, tmp: Path, test_sets: list[tuple[str, ...]], jobs: int,
+                   progress: bool = True) -> dict:
+    """{node ids: {"why": None if they pass cleanly on the unmutated snapshot ``base`` (else
+    why not), "lines": {file: [line]} of pyref they execute, "seconds"}} per set of node ids."""
+    out: dict[tuple[str, ...], dict] = {}
+    bar = _bar(len(test_sets), "test baselines", progress)
+
+    def chain(k: int, tests: tuple[str, ...]) -> Chain:
+        work = tmp / f"baseline{k}"
+        res = yield Job(partial(pytest_run, None, base, work, tests, True), timeout=3600.0)
+        shutil.rmtree(work, ignore_errors=True)
+        out[tests] = {"why": baseline_ok(res), "lines": res.get("lines", {}),
+                      "seconds": res["seconds"], "passed": res.get("passed", 0)}
+        bar.update()
+    run_chains([chain(k, t) for k, t in enumerate(test_sets)], jobs)
+    bar.close()
+    return out
+
 
 def _record(m: GenMutant) -> dict:
-    return {"id": m.id, "module": m.module, "function": m.function, "operator": m.operator,
-            "line": m.line, "col": m.col, "original": m.original, "mutated": m.mutated}
+    rec = {"id": m.id, "module": m.module, "function": m.function, "operator": m.operator,
+           "line": m.line, "col": m.col, "original": m.original, "mutated": m.mutated,
+           "scored_by": m.scored_by}
+    if m.tests:
+        rec["tests"] = list(m.tests)
+    return rec
 
 
 def _outcome(rec: dict, res: dict, n_selected: int, budget: float) -> None:
@@ -218,6 +268,30 @@ def _outcome(rec: dict, res: dict, n_selected: int, budget: float) -> None:
                    why=f"all {n_selected} selected property runs pass")
 
 
+def _test_outcome(rec: dict, res: dict, budget: float) -> None:
+    """A test-scored mutant's status from its :func:`.testrun.pytest_run` result: killed iff a
+    test failed (or did not collect, or pyref did not import); a runner error or an unusual
+    pytest exit without a failure counts as survived."""
+    rec.update(seconds=res.get("seconds"), tests_passed=res.get("passed"))
+    failed = res.get("failed") or []
+    if res.get("timeout"):
+        rec.update(status="killed-by-timeout", killed_by=None,
+                   why=f"no result within {budget:.0f} s")
+    elif "error" in res:
+        rec.update(status="survived", killed_by=None, why=f"runner error: {res['error']}")
+    elif res.get("killed_by"):
+        rec.update(status="killed", killed_by=res["killed_by"], why=res.get("why", ""))
+    elif failed:
+        rec.update(status="killed", killed_by=failed[0][0], why=failed[0][1])
+    elif res.get("exit") == 0:
+        rec.update(status="survived", killed_by=None,
+                   why=f"all {res.get('passed')} tests pass"
+                   + (f" ({len(res['skipped'])} skipped)" if res.get("skipped") else ""))
+    else:
+        rec.update(status="survived", killed_by=None,
+                   why=f"pytest exit code {res.get('exit')} without a failed test")
+
+
 def _bar(total: int, desc: str, progress: bool):
     tqdm.monitor_interval = 0  # no monitor thread (a class setting): the runner forks
     return tqdm(total=total, desc=desc, unit="run", leave=False,
@@ -225,21 +299,28 @@ def _bar(total: int, desc: str, progress: bool):
 
 
 def summarize(records: list[dict]) -> dict:
-    """Totals per module, per operator and overall, with the score."""
+    """Totals overall, per scorer (``properties``/``tests``), per module (the test-scored
+    mutants of a module under ``"<module> (tests)"``), per operator and per test-scored
+    function, with the score."""
     def tally(rows):
         t = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
         t["mutants"] = len(rows)
         denom = len(rows) - t["equivalent"]
         t["score"] = round((t["killed"] + t["killed-by-timeout"]) / denom, 4) if denom else 1.0
         return t
-    groups: dict[str, dict[str, list]] = {"module": defaultdict(list),
-                                          "operator": defaultdict(list)}
+    groups: dict[str, dict[str, list]] = {k: defaultdict(list) for k in (
+        "module", "operator", "scorer", "function")}
     for r in records:
-        groups["module"][r["module"]].append(r)
+        tests = r.get("scored_by", "properties") == "tests"
+        groups["module"][r["module"] + (" (tests)" if tests else "")].append(r)
         groups["operator"][r["operator"]].append(r)
+        groups["scorer"][r.get("scored_by", "properties")].append(r)
+        if tests:
+            groups["function"][f"{r['module']}:{r['function']}"].append(r)
     return {"totals": tally(records),
-            "per_module": {k: tally(v) for k, v in sorted(groups["module"].items())},
-            "per_operator": {k: tally(v) for k, v in sorted(groups["operator"].items())}}
+            **{f"per_{k}": {g: tally(v) for g, v in sorted(groups[key].items())}
+               for k, key in (("scorer", "scorer"), ("module", "module"),
+                              ("operator", "operator"), ("test_function", "function"))}}
 
 
 def _snapshot(tmp: Path) -> Path:
@@ -252,34 +333,50 @@ def _snapshot(tmp: Path) -> Path:
     return base
 
 
+def _select(mutants: list[GenMutant], ids, n_sample, scored_by) -> list[GenMutant]:
+    if scored_by is not None:
+        if scored_by not in ("properties", "tests"):
+            raise ValueError(f"scored_by must be 'properties' or 'tests', got {scored_by!r}")
+        mutants = [m for m in mutants if m.scored_by == scored_by]
+    if ids is not None:
+        unknown = sorted(set(ids) - {m.id for m in mutants})
+        if unknown:
+            raise ValueError(f"no such generated mutant: {', '.join(unknown)}")
+        mutants = [m for m in mutants if m.id in set(ids)]
+    return mutants if n_sample is None else sample(mutants, n_sample)
+
+
 def run_generated(files: list[str] | None = None, n_sample: int | None = None, jobs: int = 2,
                   timeout: float = 120.0, ids: list[str] | None = None,
                   examples: int | None = None, coverage_examples: int | None = None,
-                  progress: bool = True) -> dict:
+                  progress: bool = True, scored_by: str | None = None) -> dict:
     """Generate, select and run the mutants; returns the JSON-able report.
 
     ``files``: pyref modules (relative paths) to mutate (default: all numerical modules);
     ``n_sample``: a fixed sample (:func:`sample`); ``ids``: only these mutants;
+    ``scored_by``: only the ``"properties"`` or only the ``"tests"`` mutants;
     ``examples``/``coverage_examples``: override the profile's example counts of the mutant
-    runs / the coverage pass (tests use a cheap coverage pass)."""
+    runs / the coverage pass (tests use a cheap coverage pass). The property coverage pass
+    runs only if a property-scored mutant is selected, the test baselines only for the
+    selected test-scored ones."""
     start = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="plga-mutation-"))
     try:
         base = _snapshot(tmp)
-        check_equivalent(generate(base))
-        mutants = generate(base, files)
-        if ids is not None:
-            unknown = sorted(set(ids) - {m.id for m in mutants})
-            if unknown:
-                raise ValueError(f"no such generated mutant: {', '.join(unknown)}")
-            mutants = [m for m in mutants if m.id in set(ids)]
-        if n_sample is not None:
-            mutants = sample(mutants, n_sample)
+        every = generate(base)
+        check_equivalent(every)
+        chosen = every if files is None else [m for m in every if m.file in set(files)]
+        mutants = _select(chosen, ids, n_sample, scored_by)
+        # the test files are needed (and checked) only when test-scored mutants run
+        check_test_scored(base, repo_root() if any(m.tests for m in mutants) else None)
         t0 = time.monotonic()
-        cov = coverage_map(jobs, coverage_examples, progress)
+        cov = (coverage_map(jobs, coverage_examples, progress)
+               if any(not m.tests for m in mutants) else {})
         cov_seconds = time.monotonic() - t0
+        sets = sorted({m.tests for m in mutants if m.tests})
+        baselines = baseline_runs(base, tmp, sets, jobs, progress)
         bar = _bar(len(mutants), "mutants", progress)
-        ctx = _Context(base, cov, timeout, examples, bar)
+        ctx = _Context(base, cov, baselines, timeout, examples, bar)
         chains: dict[tuple[str, str], list[GenMutant]] = defaultdict(list)
         for m in mutants:
             chains[(m.module, m.function)].append(m)
@@ -292,10 +389,17 @@ def run_generated(files: list[str] | None = None, n_sample: int | None = None, j
     records = [ctx.records[m.id] for m in mutants]
     failing = sorted(f"{p}/{b}: {c.get('why') or c.get('error') or 'timeout'}"
                      for (p, b), c in cov.items() if not c.get("ok"))
+    failing += sorted(f"{' '.join(t)}: {b['why']}" for t, b in baselines.items() if b["why"])
     return {"kind": "generated", "profile": PROFILE, "seed": SEED, "jobs": jobs,
-            "timeout": timeout, "sample": n_sample, "modules": sorted({m.file for m in mutants}),
+            "timeout": timeout, "sample": n_sample, "scored_by": scored_by,
+            "modules": sorted({m.file for m in mutants}),
             "skipped_modules": SKIPPED_MODULES, "skipped_functions": SKIPPED_FUNCTIONS,
+            "test_scored": {f: {"why": s.why, "tests": list(s.tests)}
+                            for f, s in TEST_SCORED.items()},
             "coverage": {"runs": len(cov), "seconds": round(cov_seconds, 1),
-                         "examples": coverage_examples, "failing_on_unmutated_pyref": failing},
+                         "examples": coverage_examples, "failing_on_unmutated_pyref": failing,
+                         "test_baselines": [{"tests": list(t), "passed": b["passed"],
+                                             "seconds": b["seconds"], "ok": b["why"] is None}
+                                            for t, b in baselines.items()]},
             "seconds": round(time.monotonic() - start, 1),
             **summarize(records), "mutants": records}
