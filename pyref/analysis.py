@@ -4,15 +4,23 @@ the order parameter, high-precision determinants, and a few audit statistics.
 
 Inputs may be float arrays or object arrays of mpf; every function validates its input
 and raises ``ValueError`` (never returns NaN) on malformed data.
+
+The high-precision paths run on Arb (python-flint, :mod:`pyref.arb_linalg`): :func:`perron`
+iterates in floating-point arithmetic at dps + 10 digits on Arb matrices (an approximation,
+certified separately by ``crosscheck.certificates``); :func:`det` with ``backend="arb"``
+returns a rigorous enclosure of the exact determinant, and ``backend="mp"`` its midpoint.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+import flint
 import mpmath
 import numpy as np
+from flint import acb_mat, arb, arb_mat
 
+from .arb_linalg import arb_matrix, det_enclosure, mid_mpf, prec_bits
 from .backend import to_float64
 from .layers import layer_norm
 from .rope import rope_matrix
@@ -54,30 +62,14 @@ def _pow2_normalize(a, axes=(-2, -1)):
     return np.ldexp(a, -e), e
 
 
-def _mp_matrix(name, A, dps):
-    """Square 2-D input as mpmath.matrix (exact conversion), validated finite."""
-    a = np.asarray(A)
-    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] == 0:
-        raise ValueError(f"{name}: expected a non-empty square 2-D matrix, got shape {a.shape}")
-    if a.dtype != object and (a.dtype.kind not in "fiu" or a.dtype == bool):
-        raise ValueError(f"{name}: expected real numbers, got dtype {a.dtype}")
-    with mpmath.workdps(dps):
-        rows = [[mpmath.mpf(float(x)) if isinstance(x, (float, np.floating)) else mpmath.mpf(x)
-                 for x in r] for r in a.tolist()]
-        for i, r in enumerate(rows):
-            for j, x in enumerate(r):
-                if not mpmath.isfinite(x):
-                    raise ValueError(f"{name}: entry ({i}, {j}) is not finite ({x})")
-        return mpmath.matrix(rows)
-
-
 # ----------------------------------------------------------------------------- Perron
 @dataclass
 class PerronResult:
     """``root`` λ₁ (mpf), ``vector`` (object array of mpf, strictly positive, Σ = 1),
     ``second_modulus`` |λ₂| (largest modulus among the other eigenvalues, from a float64
-    eigen-decomposition -- or mp if ``full_spectrum_mp``), ``gap`` λ₁ - |λ₂|,
-    ``ratio`` |λ₂|/λ₁, ``residual`` ‖Av - λ₁v‖_∞ at the working precision."""
+    eigen-decomposition -- or, if ``full_spectrum_mp``, from Arb's QR eigenvalues at the working
+    precision), ``gap`` λ₁ - |λ₂|, ``ratio`` |λ₂|/λ₁, ``residual`` ‖Av - λ₁v‖_∞ at the working
+    precision."""
 
     root: object
     vector: np.ndarray
@@ -87,83 +79,129 @@ class PerronResult:
     residual: object
 
 
+def _require_positive(name, M):
+    """ValueError unless every entry of the arb_mat M is certainly > 0."""
+    n = M.nrows()
+    for k, x in enumerate(M.entries()):
+        if not x > 0:
+            raise ValueError(f"{name}: matrix must be entrywise positive; entry ({k // n}, "
+                             f"{k % n}) = {x.str(8, radius=False)}")
+
+
+def _rnd(x):
+    """The midpoint of an Arb result: the rounded value of a floating-point operation at the
+    working precision (``flint.ctx.prec``)."""
+    return x.mid()
+
+
+def _vsum(w):
+    """Σ_i w_i of a column arb_mat, rounded to the working precision."""
+    return _rnd(sum(w.entries(), arb(0)))
+
+
+def _shifted(Am, shift):
+    """Am − shift·I (entries rounded to the working precision)."""
+    M = arb_mat(Am)
+    for i in range(Am.nrows()):
+        M[i, i] = _rnd(Am[i, i] - shift)
+    return M
+
+
+def _solve(M, v):
+    """M⁻¹v by LU with partial pivoting in floating-point arithmetic at the working precision
+    plus 10 bits (``arb_mat.solve(algorithm="approx")``; the 10 guard bits as in mpmath's
+    ``lu_solve``: they keep the Perron vector of a nearly degenerate λ₂ accurate to dps digits).
+    ValueError if M is numerically singular."""
+    with flint.ctx.workprec(flint.ctx.prec + 10):
+        try:
+            return M.solve(v, algorithm="approx")
+        except ZeroDivisionError:
+            raise ValueError("perron: the shifted matrix is numerically singular "
+                             "(ill-conditioned input)") from None
+
+
 def _cw_shift(Am, v):
     """Just above the Collatz–Wielandt bound max_i (Av)_i/v_i ≥ λ₁ of a positive v (times
-    1 + 2^-(prec/2), so that A − σI stays clear of singular): a shift σ > λ₁ of inverse
-    iteration toward the Perron pair, since every other eigenvalue has Re λ < λ₁."""
-    return max(x / y for x, y in zip(Am * v, v)) * (1 + mpmath.eps ** mpmath.mpf(0.5))
+    1 + 2^-(prec/2), prec the working precision, so that A − σI stays clear of singular): a
+    shift σ > λ₁ of inverse iteration toward the Perron pair, since every other eigenvalue has
+    Re λ < λ₁."""
+    eps = arb(2) ** -flint.ctx.prec
+    return _rnd(max(_rnd(x / y) for x, y in zip((Am * v).entries(), v.entries()))
+                * (1 + eps.sqrt()))
+
+
+def _second_modulus(Am, others, full_spectrum_mp):
+    """|λ₂|: from the float64 eigenvalues ``others``, or from Arb's approximate QR eigenvalues of
+    Am at the working precision (``full_spectrum_mp``)."""
+    n = Am.nrows()
+    if full_spectrum_mp and n > 1:
+        mods = sorted((float(abs(e)) for e in acb_mat(Am).eig(algorithm="approx")), reverse=True)
+        return mods[1]
+    if full_spectrum_mp:
+        return 0.0
+    return float(np.max(np.abs(others))) if n > 1 else 0.0
 
 
 def perron(A, dps=50, full_spectrum_mp=False, max_iter=60):
     """Perron root and strictly positive eigenvector of an entrywise-positive square
     matrix A, computed at ``dps`` digits (float64 eigen-estimate refined by shifted
-    inverse iteration in mpmath at dps + 10 digits, the shift kept above λ₁ and lowered to
-    the Collatz–Wielandt bound as the vector converges; root and vector then rounded to dps
-    digits), plus the spectral gap λ₁ - |λ₂|.
+    inverse iteration in Arb at dps + 10 digits -- each step an LU solve in floating-point
+    arithmetic at that precision plus 10 guard bits, :func:`_solve` -- the shift kept
+    above λ₁ and lowered to the Collatz–Wielandt bound as the vector converges; root and
+    vector then rounded to dps digits by mpmath), plus the spectral gap λ₁ - |λ₂|.  The entries
+    are converted exactly (float, int, mpf; Arb balls by their midpoints).  The result is an
+    approximation; ``crosscheck.certificates.perron_certificate`` encloses it rigorously.
 
     Raises ValueError if A is not square, not finite, or has an entry ≤ 0, and if the
     iteration does not converge in ``max_iter`` steps (the float64 estimate does not separate
     λ₁ from the other eigenvalues: an ill-conditioned λ₁, or λ₂ within float64 resolution)."""
-    Am = _mp_matrix("perron", A, dps)
-    n = Am.rows
-    with mpmath.workdps(dps):
-        for i in range(n):
-            for j in range(n):
-                if not Am[i, j] > 0:
-                    raise ValueError("perron: matrix must be entrywise positive; "
-                                     f"entry ({i}, {j}) = {mpmath.nstr(Am[i, j], 8)}")
-    Af = np.array([[float(Am[i, j]) for j in range(n)] for i in range(n)])
+    Am = arb_matrix("perron", A).mid()
+    n = Am.nrows()
+    _require_positive("perron", Am)
+    Af = np.array([float(x) for x in Am.entries()]).reshape(n, n)
     ev, evec = np.linalg.eig(Af)
     k = int(np.argmax(ev.real))
     lam0 = float(ev[k].real)
     v0 = np.abs(evec[:, k].real)
     others = np.delete(ev, k)
-    with mpmath.workdps(dps + 10):
-        v = mpmath.matrix([mpmath.mpf(float(x)) + mpmath.mpf(1e-300) for x in v0])
-        lam = mpmath.mpf(lam0)
-        shift = lam * (1 + mpmath.mpf(2) ** -40)  # avoid an exactly singular shift
-        target = mpmath.mpf(10) ** (-(dps + 2))
-        M = Am - shift * mpmath.eye(n)
+    with flint.ctx.workprec(prec_bits(dps + 10)):
+        v = arb_mat([[_rnd(arb(float(x)) + arb(1e-300))] for x in v0])
+        lam = arb(lam0)
+        shift = _rnd(lam * (1 + arb(2) ** -40))  # avoid an exactly singular shift
+        target = _rnd(arb(10) ** -(dps + 2))
+        M = _shifted(Am, shift)
         for _ in range(max_iter):
-            w = mpmath.lu_solve(M, v)
-            s = sum(w)
-            w = w / s
-            lam_new = sum(Am * w) / sum(w)  # exact for the eigenvector (positive sums)
-            delta = max(abs(w[i] - v[i]) for i in range(n))
+            w = _solve(M, v)
+            s = _vsum(w)
+            w = _rnd(w / s)
+            lam_new = _rnd(_vsum(_rnd(Am * w)) / _vsum(w))  # exact for the eigenvector
+            delta = max(abs(x) for x in _rnd(w - v).entries())
             v, lam = w, lam_new
             if delta < target:
                 break
-            cw = _cw_shift(Am, v) if min(v) > 0 else shift
+            cw = _cw_shift(Am, v) if min(v.entries()) > 0 else shift
             if cw < shift:
                 # λ₁ ≤ cw < σ: the rate (σ − λ₁)/|σ − λ₂| of inverse iteration falls with v's
                 # error (the fixed float64 shift left v and λ₁ wrong far above dps digits after
                 # max_iter steps when λ₁ − λ₂ ≲ 1e-12 λ₁)
                 shift = cw
-                M = Am - shift * mpmath.eye(n)
+                M = _shifted(Am, shift)
         else:
             raise ValueError(f"perron: inverse iteration did not converge in {max_iter} steps "
                              "(ill-conditioned input)")
-        Av = Am * v
-        res = max(abs(Av[i] - lam * v[i]) for i in range(n))
-        if not all(v[i] > 0 for i in range(n)):
+        res = max(abs(x) for x in _rnd(_rnd(Am * v) - _rnd(v * lam)).entries())
+        if not all(x > 0 for x in v.entries()):
             raise ValueError("perron: iteration did not produce a positive vector (ill-conditioned "
                              "input)")
-        if full_spectrum_mp and n > 1:  # (mpmath.eig of a 1×1 matrix ignores left/right=False)
-            ev_mp = mpmath.eig(Am, left=False, right=False)
-            mods = sorted((abs(e) for e in ev_mp), reverse=True)
-            second = mods[1]
-        elif full_spectrum_mp:
-            second = mpmath.mpf(0)
-        else:
-            second = float(np.max(np.abs(others))) if n > 1 else 0.0
+        second = _second_modulus(Am, others, full_spectrum_mp)
     with mpmath.workdps(dps):
-        root = +lam
+        root = +mid_mpf(lam)
         vec = np.empty(n, dtype=object)
-        for i in range(n):
-            vec[i] = +v[i]
+        for i, x in enumerate(v.entries()):
+            vec[i] = +mid_mpf(x)
         return PerronResult(root=root, vector=vec, second_modulus=float(second),
                             gap=float(root) - float(second), ratio=float(second) / float(root),
-                            residual=+res)
+                            residual=+mid_mpf(res))
 
 
 # -------------------------------------------------------------------- singular values
@@ -201,29 +239,32 @@ def numerical_rank(M, rtol=64 * F32_EPS):
 
 
 def det(M, dps=50, backend="mp"):
-    """Determinant of a square matrix.  ``backend="mp"`` (default): at ``dps`` digits
-    (mpmath LU; floats converted exactly), 2-D -> mpf, [..., n, n] -> object array.
+    """Determinant of a square matrix.  ``backend="arb"``: a rigorous enclosure (``flint.arb``
+    ball) of the exact determinant of the given entries (converted exactly; Arb balls as balls),
+    relative radius below 10^-dps whenever Arb's determinant or the exact integer determinant
+    gives it (exactly 0 for a singular matrix of exact entries; see
+    :func:`pyref.arb_linalg.det_enclosure`).  ``backend="mp"`` (default): that enclosure's
+    midpoint rounded to ``dps`` digits (mpf).  2-D -> a scalar, [..., n, n] -> object array.
     ``backend="float32"``/``"float64"``: LAPACK in that precision (float32 reproduces the
     underflow to 0 of determinants of 64×64 operators)."""
-    a = np.asarray(M)
-    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise ValueError(f"det: expected square matrices [..., n, n], got shape {a.shape}")
+    a = M if isinstance(M, arb_mat) else np.asarray(M)
+    shape = (a.nrows(), a.ncols()) if isinstance(a, arb_mat) else a.shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"det: expected square matrices [..., n, n], got shape {shape}")
     if backend in ("float32", "float64"):
         f = _as_float_matrix("det", a, square=True).astype(backend)
         _require_finite("det", f, "matrix")
         r = np.linalg.det(f)
         return r if np.ndim(r) else r.dtype.type(r)
-    if backend != "mp":
-        raise ValueError(f"det: backend must be 'mp', 'float64' or 'float32', got {backend!r}")
-    if a.ndim == 2:
-        Am = _mp_matrix("det", a, dps)
+    if backend not in ("mp", "arb"):
+        raise ValueError("det: backend must be 'mp', 'arb', 'float64' or 'float32', got "
+                         f"{backend!r}")
+    if len(shape) == 2:
+        d = det_enclosure(arb_matrix("det", a), prec_bits(dps))
+        if backend == "arb":
+            return d
         with mpmath.workdps(dps):
-            try:
-                return +mpmath.det(Am)
-            except TypeError:
-                # mpmath 1.3 LU_decomp: when every candidate pivot of a column is exactly 0 the
-                # pivot index stays None (TypeError in swap_row); such a matrix is singular
-                return mpmath.mpf(0)
+            return +mid_mpf(d)
     flat = a.reshape(-1, a.shape[-1], a.shape[-1])
     out = np.empty(flat.shape[0], dtype=object)
     for i, m in enumerate(flat):

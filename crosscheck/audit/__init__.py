@@ -17,7 +17,7 @@ Sections (each is a top-level key of ``audit.json`` and a section of ``audit.md`
 * ``commutant`` -- ρ(G_LM) = ‖G_c − ΠG_c‖_F/‖G_c‖_F in the complex RoPE eigenbasis (spec
   D2) and the commutator residual ‖G R₁ − R₁ G‖_F/‖G‖_F;
 * ``perron`` -- Perron root and positive eigenvector of each audited ``A_LM`` at ``hp_dps``
-  digits (``pyref.analysis.perron``) with a rigorous interval certificate
+  digits (``pyref.analysis.perron``) with a rigorous certificate in Arb ball arithmetic
   (``crosscheck.certificates.perron_certificate``: Collatz–Wielandt enclosure of the root,
   Hopf's bound on every other eigenvalue, a lower bound on min v/max v);
 * ``dag`` -- the DAG value |m + log Σ e^{λ_i − m} − log d_k|, λ = eig(M⊙M), of A_LM, A_P,

@@ -132,10 +132,11 @@ def _per_layer(r: dict) -> list:
 
 _PERRON_TEXT = (
     "Root: shifted inverse iteration at {dps} digits; enclosure: rigorous Collatz–Wielandt "
-    "bounds (interval arithmetic); every other eigenvalue lies in |λ| ≤ τ·ρ_hi (Hopf); "
+    "bounds (Arb ball arithmetic); every other eigenvalue lies in |λ| ≤ τ·ρ_hi (Hopf); "
     "certified means τ·ρ_hi < ρ_lo, i.e. ρ is simple and strictly dominant. v margin = min v/"
-    "max v of the Perron vector (rigorous lower bound: min G/max G). Heads with an entry ≤ 0 "
-    "have no report (null with the reason in audit-g.json).")
+    "max v of the Perron vector (rigorous lower bound: the larger of min G/max G and "
+    "e^(−d)·min v̂/max v̂, d ≥ Hilbert's distance from v̂ to the exact vector). "
+    "Heads with an entry ≤ 0 have no report (null with the reason in audit-g.json).")
 
 
 def _perron(r: dict) -> list:

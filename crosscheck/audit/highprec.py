@@ -1,7 +1,9 @@
 """The high-precision sections of ``plga audit``: the Perron–Frobenius report of A_LM with a
-rigorous interval certificate, and det A_LM at ``hp_dps`` digits next to LAPACK float64 and
-float32 (the "floating-point zero determinant is underflow" point, measured).  One task per
-(prompt, layer, head), optionally in forked worker processes."""
+rigorous Arb certificate (:mod:`crosscheck.certificates`), and det A_LM at ``hp_dps`` digits as
+an Arb enclosure of the exact determinant (``pyref.analysis.det(backend="arb")``) next to LAPACK
+float64 and float32 (the "floating-point zero determinant is underflow" point, measured).  One
+task per (prompt, layer, head), optionally in forked worker processes; on Arb one 64×64 head
+takes tens of milliseconds (``benchmarks/bench_certificates.py``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import mpmath
 import numpy as np
 
 from pyref import analysis
+from pyref.arb_linalg import float_up, mid_mpf
 
 from ..certificates import perron_certificate
 from .records import finite_or_none, mp_str, progress, set_null, summarize
@@ -91,11 +94,22 @@ def _det_lapack(rec: dict, A, dm, dps: int) -> None:
 
 
 def det_report(A, dps: int) -> dict:
-    """det A at ``dps`` digits (exact conversion of the entries) vs float64/float32 LAPACK."""
+    """det A at ``dps`` digits (exact conversion of the entries) vs float64/float32 LAPACK.
+    ``det_mp`` is the midpoint of the Arb enclosure rounded to ``dps`` digits, ``det_rel_radius``
+    an upper bound of the enclosure's radius relative to |midpoint| (0: exact), and
+    ``det_certified`` whether the enclosure decides the sign (it excludes 0, or is exactly 0)."""
     rec: dict = {}
-    dm = analysis.det(A, dps=dps)
+    ball = analysis.det(A, dps=dps, backend="arb")
     with mpmath.workdps(dps):
+        dm = +mid_mpf(ball)
         rec["det_mp"] = mp_str(dm, 20)
+        rec["det_certified"] = bool(ball.is_exact() or not ball.contains(0))
+        if ball.is_exact():
+            rec["det_rel_radius"] = 0.0
+        elif dm == 0:
+            set_null(rec, "det_rel_radius", "the enclosure's midpoint is 0")
+        else:
+            rec["det_rel_radius"] = float_up(ball.rad() / abs(ball.mid()))
         rec["sign"] = 0 if dm == 0 else (1 if dm > 0 else -1)
         if dm != 0:
             l2 = mpmath.log(abs(dm), 2)
@@ -181,4 +195,5 @@ def determinants_section(hp: list, scope: dict) -> dict:
         "float32_underflow": sum(r["float32_underflow"] for r in det),
         "float64_zero": sum(r["float64_zero"] for r in det),
         "mp_zero": sum(r["sign"] == 0 for r in det), "total": len(det),
+        "sign_certified": sum(r.get("det_certified") is True for r in det),
         "log10_abs_det": summarize([r.get("log10_abs_det") for r in det])}

@@ -143,12 +143,13 @@ def _commutant(r: dict) -> list:
 
 _PERRON_TEXT = (
     "Root: shifted inverse iteration at {dps} digits; enclosure: rigorous Collatz–Wielandt "
-    "bounds (interval arithmetic); every other eigenvalue lies in |λ| ≤ τ·ρ_hi (Hopf); "
+    "bounds (Arb ball arithmetic); every other eigenvalue lies in |λ| ≤ τ·ρ_hi (Hopf); "
     "certified means τ·ρ_hi < ρ_lo, i.e. ρ is simple and strictly dominant. Eigenvector margin "
-    "= min v/max v (rigorous lower bound min a/max a). gap = ρ − |λ₂| (|λ₂| from a float64 "
-    "eigen-decomposition); certified gap ≥ ρ_lo − τ·ρ_hi (from the certificate's rigorous "
-    "relative separation). An inconclusive certificate is not a counterexample: A_LM entries "
-    "near ε = 1e-9 make τ ≈ 1.")
+    "= min v/max v (rigorous lower bound: the larger of min a/max a and e^(−d)·min v̂/max v̂, "
+    "d ≥ Hilbert's distance from v̂ to the exact vector, certified by Birkhoff's τ). "
+    "gap = ρ − |λ₂| (|λ₂| from a float64 eigen-decomposition); certified gap ≥ ρ_lo − τ·ρ_hi "
+    "(from the certificate's rigorous relative separation). An inconclusive certificate is "
+    "not a counterexample: A_LM entries near ε = 1e-9 make τ ≈ 1.")
 
 
 def _perron_row(x: dict) -> list:
@@ -327,7 +328,9 @@ def _determinants(r: dict) -> list:
     if _not_computed(md, de):
         return md
     lg = de["log10_abs_det"]
-    md += [f"det at {dps} digits (exact conversion of the operator's entries) next to LAPACK in "
+    md += [f"det at {dps} digits (exact conversion of the operator's entries; the midpoint of a "
+           "rigorous Arb enclosure of the exact determinant, which decides the sign of "
+           f"{de.get('sign_certified', '—')} of {de['total']}) next to LAPACK in "
            "float64 and float32 (entries rounded to float32 first). "
            f"**float32 gives 0 for {de['float32_zero']} of {de['total']}** "
            f"({de['float32_underflow']} of them are underflow: the high-precision determinant is "

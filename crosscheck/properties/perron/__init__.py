@@ -60,10 +60,10 @@ above the numerical resolution. The proved margins are far above it: Hopf gives
 has an entry of the opposite sign of relative size ``≥ min_i y_i/Σy ≥ ε/r`` (``yᵀw = 0`` with the
 left Perron vector ``y``), against a resolution of ``~1e-40``.
 
-**Certificates.** ``crosscheck.certificates.perron_certificate`` is called inside a 50-digit
-mpmath context: it converts entries with ``mpmath.mpf(·)`` at the *ambient* precision, so on
-mpf input at the default 53 bits it certifies the rounded matrix, whose enclosure can miss
-the true root of the given one by ~1e-17 relative.
+**Certificates.** ``crosscheck.certificates.perron_certificate`` works in Arb ball arithmetic
+and converts float and mpf entries exactly, whatever mpmath's ambient precision (the property
+still calls it inside a 50-digit context); its claims are checked against the 50-digit
+spectrum whether or not the certificate is conclusive.
 
 **Composite outcomes.** A property that checks several sub-statements collects them in a
 :class:`crosscheck.registry.Checks` and reports :func:`crosscheck.registry.combine`:

@@ -154,15 +154,16 @@ def rank_one_identities(ex, backend, dps):
       −a⁰_{2j} (taken from α', so Σa⁰ = 0 exactly), (𝟙a⁰ᵀ)^k = 0 for k = 2…4;
     * ``rowClone_minor2_eq_zero``: all 2×2 minors vanish (exact: a_j a_j' − a_j' a_j);
       ``rowClone_exists_kernel_vector``: v = (α'_1, −α'_0, 0, …) (e_0 if both vanish) has Av = 0;
-    * ``det_rowClone``: ``pyref.analysis.det`` at 50 digits is exactly 0 (the LU of identical rows
-      eliminates them exactly); its float32 value need not be 0 (LAPACK multiplies by a rounded
-      reciprocal pivot, so the multipliers are 1 ± 2u₃₂ and the eliminated rows keep O(u₃₂)
-      residues; measured up to ~1e-16), but it is bounded: after the first elimination every entry
-      is ≤ 4u₃₂·max|α'|, partial pivoting grows entries by ≤ 2^{d−2} (taken as 2^d for the rounding
-      of the blocked updates), so |det₃₂| ≤ max|α'|·(2^d·4u₃₂·max|α'|)^{d−1}; the paper's contrast:
-      for the full-rank 2⁻¹²(I + E) of size 13…16 (‖E‖_∞ ≤ ¼, so |det| ≥ 2^{−12n}(¾)^n > 0) the
-      float32 determinant underflows to 0 while the 50-digit one is certified nonzero: a float32
-      zero determinant is underflow, not rank; ``det_one_by_one``: det [[x]] = x exactly;
+    * ``det_rowClone``: ``pyref.analysis.det`` at 50 digits is exactly 0 (Arb's enclosure contains
+      0, so pyref computes the exact integer determinant of the dyadic entries); its float32 value
+      need not be 0 (LAPACK multiplies by a rounded reciprocal pivot, so the multipliers are 1 ±
+      2u₃₂ and the eliminated rows keep O(u₃₂) residues; measured up to ~1e-16), but it is bounded:
+      after the first elimination every entry is ≤ 4u₃₂·max|α'|, partial pivoting grows entries by ≤
+      2^{d−2} (taken as 2^d for the rounding of the blocked updates), so |det₃₂| ≤
+      max|α'|·(2^d·4u₃₂·max|α'|)^{d−1}; the paper's contrast: for the full-rank 2⁻¹²(I + E) of size
+      13…16 (‖E‖_∞ ≤ ¼, so |det| ≥ 2^{−12n}(¾)^n > 0) the float32 determinant underflows to 0 while
+      the 50-digit one is certified nonzero: a float32 zero determinant is underflow, not rank;
+      ``det_one_by_one``: det [[x]] = x exactly;
     * ``pyref.analysis.singular_ratio``(A) = σ₂/σ₁ ≈ 0 and ``numerical_rank``(A) = 1 (exact).
 
     float64 bounds (Higham §3.1): A² and (Σα')A within 2γ_{d+1}·Σ|α'|·max|α'|; powers within
@@ -257,9 +258,11 @@ def det_matches_laplace(M, backend, dps):
 
     Bound (:func:`_det_bound`): LU with partial pivoting is backward stable, ``A + E`` with
     ``|E| ≤ γ_n|L||U|`` and growth ≤ 2^{n−1} (Higham Thm 9.3, 9.5), so ‖E‖_F ≤ n²2^{n}u‖A‖_F =: η.
-    mp (mpmath LU at 50 digits): n²2^n u₅₀ ≤ 1e-46, taken as 1e-40 (``_arith.mp_bound``'s
-    factor); float64 (``backend="float64"``, LAPACK) u = 2^-53 and float32 (also checked on the
-    float64 backend, input rounded to float32: one more u₃₂ per entry) u = 2^-24, k = n²2^n + 1.
+    mp (the midpoint of pyref's Arb enclosure, relative radius < 2^-169, or the exact
+    determinant, rounded to 50 digits: within the bound n²2^n u₅₀ ≤ 1e-46 of any
+    backward-stable 50-digit LU), taken as 1e-40 (``_arith.mp_bound``'s factor); float64
+    (``backend="float64"``, LAPACK) u = 2^-53 and float32 (also checked on the float64 backend,
+    input rounded to float32: one more u₃₂ per entry) u = 2^-24, k = n²2^n + 1.
     Gradual underflow (Hypothesis draws tiny entries) errs by an absolute 2^-1075 (float64) or
     2^-150 (float32, also when rounding a tiny input) per operation: the ``tiny`` term of η.
     numpy forms the float determinant as exp of a log-sum: :func:`_slogdet_error` on top."""
