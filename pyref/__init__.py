@@ -1,9 +1,10 @@
 """pyref -- the arbitrary-precision reference implementation of PLDR-LLM v510
 (Power Law Graph Attention), restated from ``PLGA_SPEC.md``.
 
-Backends (one code path): ``"float64"`` (numpy), ``"float32"`` (numpy float32 throughout)
-and ``"mp"`` (mpmath at ``dps`` decimal digits, default 50; arrays are object arrays of
-``mpf``).
+Backends (one code path): ``"float64"`` (numpy), ``"float32"`` (numpy float32 throughout),
+``"mp"`` (mpmath at ``dps`` decimal digits, default 50; arrays are object arrays of
+``mpf``) and ``"arb"`` (Arb ball arithmetic via python-flint at ``dps`` digits: object arrays
+of ``arb`` balls that enclose the exact values; :mod:`pyref.arb`).
 
 Main API::
 
@@ -18,7 +19,8 @@ Main API::
 
 Modules (each imports only the ones above it):
 
-* :mod:`pyref.backend` -- the three number systems; :mod:`pyref.config` -- ``PLDRConfig``;
+* :mod:`pyref.arb` -- ball arithmetic helpers (``arb_mat`` products, radii, decisions);
+* :mod:`pyref.backend` -- the four number systems; :mod:`pyref.config` -- ``PLDRConfig``;
 * :mod:`pyref.state_dict` -- key names, shapes, validation, parameter counts (the
   checkpoint format); :mod:`pyref.checkpoint` -- safetensors / npz files;
 * :mod:`pyref.params` -- the parameters as typed records;
@@ -34,6 +36,7 @@ Modules (each imports only the ones above it):
 """
 from . import (
     analysis,
+    arb,
     attention,
     backend,
     checkpoint,
@@ -66,7 +69,7 @@ __all__ = [
     "Backend", "get_backend", "to_float64", "to_mp", "state_dict_keys", "state_dict_shapes",
     "num_parameters", "CheckpointError",
     "block_cross_entropy", "sequential_nll", "masked_cross_entropy", "dag_loss", "dag_regularizer",
-    "expm", "analysis", "attention", "backend", "checkpoint", "inputs", "layers", "losses", "ops",
-    "params", "plga", "rope", "state_dict", "variants",
+    "expm", "analysis", "arb", "attention", "backend", "checkpoint", "inputs", "layers", "losses",
+    "ops", "params", "plga", "rope", "state_dict", "variants",
 ]
 __version__ = "0.1.0"

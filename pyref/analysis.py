@@ -1,6 +1,7 @@
 """Analysis tools (spec D): Perron root/vector of entrywise-positive operators, singular
 value statistics, the RoPE commutant projection and residual, commutators with RoPE,
-the order parameter, high-precision determinants, and a few audit statistics.
+the order parameter, high-precision determinants, a few audit statistics, and certified
+error bounds of float forward passes (:func:`certified_error`, from one arb pass).
 
 Inputs may be float arrays or object arrays of mpf; every function validates its input
 and raises ``ValueError`` (never returns NaN) on malformed data.
@@ -20,8 +21,9 @@ import mpmath
 import numpy as np
 from flint import acb_mat, arb, arb_mat
 
+from .arb import abs_err_bound, mid_rad
 from .arb_linalg import arb_matrix, det_enclosure, mid_mpf, prec_bits
-from .backend import to_float64
+from .backend import Backend, to_float64
 from .layers import layer_norm
 from .rope import rope_matrix
 
@@ -517,3 +519,44 @@ def cache_deviation(model, prompt_tokens, steps, backend="float64", dps=50):
     sufficient = bool(d.size == 0 or 2 * d.max() < margin.min())
     return CacheDeviation(d=d, margin=margin, eps_G=np.array(epsG), max_dG=np.array(maxdG),
                           sufficient=sufficient, tokens=g.tokens)
+
+
+# ------------------------------------------------------------------ certified float errors
+@dataclass
+class CertifiedError:
+    """Rigorous upper bounds on |computed − exact| of a float forward pass (``backend``), from
+    one arb pass at ``dps`` digits (the exact value: the model's real-number output on its
+    weights taken as exact binary floats).  ``logits`` [B, S, V] and ``G_LM`` (list over layers
+    of [B, H, d_k, d_k]) are float64 arrays of bounds; ``logits_max``, ``G_LM_max`` (per layer)
+    their maxima; ``arb_radius_max`` the largest radius of the arb logits (the part of each
+    bound that is the enclosure's own width)."""
+
+    backend: str
+    dps: int
+    logits: np.ndarray
+    G_LM: list
+    logits_max: float
+    G_LM_max: list
+    arb_radius_max: float
+
+
+def certified_error(model, tokens, backend="float64", dps=50) -> CertifiedError:
+    """Certified errors of ``model.forward(tokens, backend)`` for ``backend`` "float64" or
+    "float32": each bound is |f − mid| + rad of the arb ball [mid ± rad] (``backend="arb"``,
+    ``dps`` digits) that encloses the exact value, evaluated in ball arithmetic and rounded up
+    (:func:`pyref.arb.abs_err_bound`), so it is ≥ the true error.  Raises ValueError for another
+    backend, and (from the arb pass) when the balls are too wide at ``dps`` digits."""
+    if backend not in ("float64", "float32"):
+        raise ValueError(f"certified_error: backend must be 'float64' or 'float32', got "
+                         f"{backend!r}")
+    f = model.forward(tokens, backend=backend)
+    x = model.forward(tokens, backend="arb", dps=dps)
+    with Backend("arb", dps).context():
+        logits = abs_err_bound(to_float64(f.logits), x.logits)   # float32 widens exactly
+        G = [None if dx["G_LM"] is None else abs_err_bound(to_float64(df["G_LM"]), dx["G_LM"])
+             for df, dx in zip(f.deductive, x.deductive)]
+        rad = float(np.max(mid_rad(x.logits)[1]))
+    return CertifiedError(backend=backend, dps=dps, logits=logits, G_LM=G,
+                          logits_max=float(np.max(logits)),
+                          G_LM_max=[None if g is None else float(np.max(g)) for g in G],
+                          arb_radius_max=rad)

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .arb import round_float32
 from .backend import Backend, to_float64
 from .ops import (
     density,
@@ -52,7 +53,7 @@ class PLGAOperator:
     def prefill_A(self, b: Backend, cfg, qh):
         """A = Φ_res(LN_A(D)), D = Q̂ᵀQ̂ of the rotated queries: qh [B,H,S,d_k] -> [B,H,d_k,d_k]."""
         ln = self.learner.ln_A
-        A = layer_norm(b, density(qh), ln.gamma, ln.beta, cfg.ln_eps)
+        A = layer_norm(b, density(b, qh), ln.gamma, ln.beta, cfg.ln_eps)
         return residual_metric_learner(b, A, self.learner.units, cfg.ln_eps)
 
     def deduce(self, b: Backend, cfg, qh, cached_A, gc):
@@ -107,9 +108,9 @@ def multi_head_attention(b: Backend, cfg, p, x, mask, kv=None, gc=None):
     B, S, d = x.shape
     H = cfg.num_heads
     dk = d // H
-    q = linear(x, p.wq, p.bq).reshape(B, S, H, dk)                                # [B,S,H,dk]
-    k = linear(x, p.wk, p.bk).reshape(B, S, H, dk)
-    v = linear(x, p.wv, p.bv).reshape(B, S, H, dk)
+    q = linear(b, x, p.wq, p.bq).reshape(B, S, H, dk)                                # [B,S,H,dk]
+    k = linear(b, x, p.wk, p.bk).reshape(B, S, H, dk)
+    v = linear(b, x, p.wv, p.bv).reshape(B, S, H, dk)
     n_cached = 0 if kv is None else kv[0].shape[1]
     positions = list(range(n_cached, n_cached + S))
     qh = rotate(b, _heads(q), positions, cfg.rope_base)                            # [B,H,S,dk]
@@ -125,8 +126,8 @@ def multi_head_attention(b: Backend, cfg, p, x, mask, kv=None, gc=None):
 
     E = scores(b, qh, _heads(K_all), G)                                            # [B,H,S,T]
     att = softmax(b, masked(b, E, mask), overwrite=mask is not None)  # E itself is kept
-    heads_out = np.matmul(att, _heads(V_all))                                      # [B,H,S,dk]
-    out = linear(np.transpose(heads_out, (0, 2, 1, 3)).reshape(B, S, d), p.wo, p.bo)       # [B,S,d]
+    heads_out = b.matmul(att, _heads(V_all))                                       # [B,H,S,dk]
+    out = linear(b, np.transpose(heads_out, (0, 2, 1, 3)).reshape(B, S, d), p.wo, p.bo)  # [B,S,d]
     ded["E"] = E
     if p.operator.learned:
         return out, ded, [K_all, V_all, ded["A"]], [ded["A_LM"], G]
@@ -134,8 +135,11 @@ def multi_head_attention(b: Backend, cfg, p, x, mask, kv=None, gc=None):
 
 
 # ============================================================================ port semantics
-def _to_float32(b: Backend, x):
-    """A backend array rounded to float32 (mp: through float64, which every float32 holds)."""
+def _to_float32(b: Backend, x, what="a tensor"):
+    """A backend array rounded to float32 (mp: through float64, which every float32 holds;
+    arb: likewise, when every point of each ball rounds to the same float32, else ValueError)."""
+    if b.is_arb:
+        return round_float32(x, what)
     return (to_float64(x) if b.is_mp else np.asarray(x)).astype(np.float32)
 
 
@@ -150,7 +154,8 @@ def port_rope(b: Backend, cfg, sem, x, positions):
     if half:   # HF rotary embedding: float32 tables cast to the model dtype, rotation there
         return rotate_tables(x, b.asarray(c)[:, None], b.asarray(s)[:, None], True)
     # torchtune: x.float(), rotation in float32, type_as(x)
-    return b.asarray(rotate_tables(_to_float32(b, x), c[:, None], s[:, None], False))
+    return b.asarray(rotate_tables(_to_float32(b, x, "the RoPE input (float32 rotation)"),
+                                   c[:, None], s[:, None], False))
 
 
 def port_softmax(b: Backend, sem, E, masked_keys):
@@ -165,7 +170,7 @@ def port_softmax(b: Backend, sem, E, masked_keys):
     if not sem.softmax_float32 or b.name == "float32":
         return softmax(b, x, overwrite=masked_keys is not None)
     with np.errstate(over="ignore"):
-        x32 = _to_float32(b, x)   # finfo(float64).min -> -inf
+        x32 = _to_float32(b, x, "the scores (float32 softmax)")   # finfo(float64).min -> -inf
     if np.any(np.isneginf(np.max(x32, axis=-1))):
         raise ValueError(f"forward ({b.name}): a query row has every key masked; the port's "
                          "float32 softmax of finfo(float64).min scores (-inf in float32) is NaN "
@@ -182,9 +187,9 @@ def multi_head_attention_port(b: Backend, cfg, p, x, masked_keys, positions, sem
     B, S, d = x.shape
     H = cfg.num_heads
     dk = d // H
-    qh = port_rope(b, cfg, sem, _heads(linear(x, p.wq, p.bq).reshape(B, S, H, dk)), positions)
-    kh = port_rope(b, cfg, sem, _heads(linear(x, p.wk, p.bk).reshape(B, S, H, dk)), positions)
-    v = linear(x, p.wv, p.bv).reshape(B, S, H, dk)                                 # [B,S,H,dk]
+    qh = port_rope(b, cfg, sem, _heads(linear(b, x, p.wq, p.bq).reshape(B, S, H, dk)), positions)
+    kh = port_rope(b, cfg, sem, _heads(linear(b, x, p.wk, p.bk).reshape(B, S, H, dk)), positions)
+    v = linear(b, x, p.wv, p.bv).reshape(B, S, H, dk)                                 # [B,S,H,dk]
     k_rot = np.transpose(kh, (0, 2, 1, 3))                                         # [B,S,H,dk]
     if kv is None:
         K_all, V_all, cached_A = k_rot, v, None                                    # [B,T,H,dk]
@@ -193,15 +198,15 @@ def multi_head_attention_port(b: Backend, cfg, p, x, masked_keys, positions, sem
         V_all = np.concatenate([kv[1], v], axis=1)
         cached_A = kv[2] if p.operator.learned else None
     ded, G = p.operator.deduce(b, cfg, qh, cached_A, gc)
-    lhs = qh if G is None else np.matmul(qh, G)                                    # [B,H,S,dk]
-    raw = np.matmul(lhs, np.swapaxes(_heads(K_all), -1, -2))                       # [B,H,S,T]
+    lhs = qh if G is None else b.matmul(qh, G)                                     # [B,H,S,dk]
+    raw = b.matmul(lhs, np.swapaxes(_heads(K_all), -1, -2))                        # [B,H,S,T]
     if sem.score_scale == "reciprocal":
         E = raw * (b.const(1) / b.sqrt(b.const(dk)))
     else:
         E = raw / b.sqrt(b.const(dk))
     att = port_softmax(b, sem, E, masked_keys)                                     # [B,H,S,T]
-    heads_out = np.matmul(att, _heads(V_all))                                      # [B,H,S,dk]
-    out = linear(np.transpose(heads_out, (0, 2, 1, 3)).reshape(B, S, d), p.wo, p.bo)
+    heads_out = b.matmul(att, _heads(V_all))                                       # [B,H,S,dk]
+    out = linear(b, np.transpose(heads_out, (0, 2, 1, 3)).reshape(B, S, d), p.wo, p.bo)
     ded["E"] = att if sem.E == "post_softmax" else E
     if p.operator.learned:
         return out, ded, [K_all, V_all, ded["A"]], [ded["A_LM"], G]

@@ -1,4 +1,4 @@
-"""Numeric backends: one code path, three number systems.
+"""Numeric backends: one code path, four number systems.
 
 Every array handled by :mod:`pyref` is a :class:`numpy.ndarray`:
 
@@ -9,7 +9,16 @@ Every array handled by :mod:`pyref` is a :class:`numpy.ndarray`:
   at ``dps`` decimal digits.  numpy's ``matmul``/``sum``/``+``/``*`` work on object
   arrays by calling the Python operators of ``mpf``, which round to the *current*
   mpmath precision -- so every mp computation must run inside
-  :meth:`Backend.context` (a ``mpmath.workdps(dps)`` block).
+  :meth:`Backend.context` (a ``mpmath.workdps(dps)`` block);
+* ``"arb"``     -- dtype ``object`` holding :class:`flint.arb` balls (Arb ball arithmetic,
+  :mod:`pyref.arb`) at :func:`pyref.arb.prec_bits` (dps) bits, inside :meth:`Backend.context`
+  (a ``flint.ctx.workprec`` block).  Every value is an enclosure of the exact real value;
+  matrix weights may be exact float64 :class:`pyref.arb.ExactWeight` arrays.
+
+:attr:`Backend.is_object` (mp or arb) means "object arrays of Python numbers";
+:attr:`Backend.is_mp` means mpmath, :attr:`Backend.is_arb` Arb.  Every matrix product goes
+through :meth:`Backend.matmul` (``np.matmul`` for float64/float32/mp; ``flint.arb_mat``
+products for arb).
 
 Components never call ``np.exp`` & co. directly: they call the elementwise functions
 of a :class:`Backend` (``exp``, ``log``, ``sqrt``, ``sigmoid``, ``silu``, ``power``,
@@ -25,7 +34,8 @@ Conversion rules (``Backend.asarray``):
   the decimal 0.1 at the working precision);
 * config constants such as ``ln_eps=1e-6`` are converted with :meth:`Backend.const`,
   which in ``"mp"`` reads the *decimal* ``repr`` of the float (``mpf("1e-06")``), i.e.
-  the constant the authors wrote, not its binary64 approximation.
+  the constant the authors wrote, not its binary64 approximation; ``"arb"`` likewise gives a
+  ball containing that decimal.
 """
 from __future__ import annotations
 
@@ -35,8 +45,11 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from flint import arb, ctx
 
-BACKENDS = ("float64", "float32", "mp")
+from . import arb as arbmod
+
+BACKENDS = ("float64", "float32", "mp", "arb")
 
 
 def _mpf_decimal(x):
@@ -79,6 +92,49 @@ def _mp_sigmoid(u):
 
 _v_sigmoid = np.frompyfunc(_mp_sigmoid, 1, 1)
 
+# ---------------------------------------------------------------- arb (rigorous Arb functions)
+_ARB_ONE = arb(1)
+
+
+def _arb_sigmoid(u):
+    return _ARB_ONE / (_ARB_ONE + (-u).exp())
+
+
+def _arb_silu(u):
+    return u / (_ARB_ONE + (-u).exp())
+
+
+def _arb_power(x, p):
+    """x^p = exp(p·log x) (x > 0; a ball reaching 0 or below gives a non-finite ball)."""
+    return (p * x.log()).exp()
+
+
+def _arb_isfinite(x):
+    return x.is_finite() if isinstance(x, arb) else bool(np.isfinite(x))
+
+
+_ARB_FN = {
+    "exp": np.frompyfunc(arb.exp, 1, 1), "log": np.frompyfunc(arb.log, 1, 1),
+    "sqrt": np.frompyfunc(arb.sqrt, 1, 1), "cos": np.frompyfunc(arb.cos, 1, 1),
+    "sin": np.frompyfunc(arb.sin, 1, 1), "abs": np.frompyfunc(abs, 1, 1),
+    "sigmoid": np.frompyfunc(_arb_sigmoid, 1, 1), "silu": np.frompyfunc(_arb_silu, 1, 1),
+    "power": np.frompyfunc(_arb_power, 2, 1),
+    "isfinite": np.frompyfunc(_arb_isfinite, 1, 1),
+}
+
+
+def _arb_fn(name, *args):
+    """Apply the arb function ``name`` elementwise (float operands convert exactly)."""
+    args = [arbmod.to_arb(a) if np.asarray(a).dtype != object else a for a in args]
+    return np.asarray(_ARB_FN[name](*args), dtype=object)
+
+
+def _arb_mid(x):
+    return arb(x.mid()) if isinstance(x, arb) else x
+
+
+_v_arb_mid = np.frompyfunc(_arb_mid, 1, 1)
+
 
 def _np_sigmoid(x):
     """Logistic function for float arrays (same dtype out): 1/(1+e^{-x}).  For x < -709
@@ -93,8 +149,8 @@ def _np_sigmoid(x):
 
 @dataclass(frozen=True)
 class Backend:
-    """A numeric backend: ``name`` in ``("float64", "float32", "mp")`` and ``dps``
-    (decimal digits, used only by ``"mp"``)."""
+    """A numeric backend: ``name`` in ``("float64", "float32", "mp", "arb")`` and ``dps``
+    (decimal digits, used only by ``"mp"`` and ``"arb"``)."""
 
     name: str = "float64"
     dps: int = 50
@@ -109,17 +165,37 @@ class Backend:
     # ------------------------------------------------------------------ basics
     @property
     def is_mp(self) -> bool:
+        """mpmath numbers (``"mp"``)."""
         return self.name == "mp"
 
     @property
+    def is_arb(self) -> bool:
+        """Arb balls (``"arb"``)."""
+        return self.name == "arb"
+
+    @property
+    def is_object(self) -> bool:
+        """Object arrays of Python numbers (``"mp"`` or ``"arb"``): no float dtype, no
+        overflow, the precision set by :meth:`context`."""
+        return self.name in ("mp", "arb")
+
+    @property
+    def prec(self) -> int | None:
+        """Working precision in bits of ``"arb"`` (:func:`pyref.arb.prec_bits`), else None."""
+        return arbmod.prec_bits(int(self.dps)) if self.is_arb else None
+
+    @property
     def dtype(self):
-        return {"float64": np.float64, "float32": np.float32, "mp": object}[self.name]
+        return {"float64": np.float64, "float32": np.float32, "mp": object,
+                "arb": object}[self.name]
 
     def context(self):
-        """Context manager fixing the working precision (``mpmath.workdps``) for mp;
-        a no-op context for the float backends."""
+        """Context manager fixing the working precision: ``mpmath.workdps`` for mp,
+        ``flint.ctx.workprec(prec)`` for arb; a no-op context for the float backends."""
         if self.is_mp:
             return mpmath.workdps(int(self.dps))
+        if self.is_arb:
+            return ctx.workprec(self.prec)
         return contextlib.nullcontext()
 
     def asarray(self, x) -> np.ndarray:
@@ -127,7 +203,10 @@ class Backend:
 
         float64/float32: ``np.asarray(x, dtype)`` (float64 -> float32 rounds).
         mp: element-wise exact conversion to ``mpf`` (call inside :meth:`context`).
+        arb: element-wise exact conversion to ``arb`` (strings: balls around the decimal).
         """
+        if self.is_arb:
+            return arbmod.to_arb(x)
         if self.is_mp:
             a = np.asarray(x)
             if a.dtype != object and a.dtype.kind not in "fiu":
@@ -144,61 +223,99 @@ class Backend:
         return np.asarray(a, dtype=self.dtype)
 
     def const(self, c):
-        """A scalar constant in this backend (mp: from the decimal repr of floats)."""
+        """A scalar constant in this backend (mp: from the decimal repr of floats; arb: a
+        ball containing that decimal)."""
+        if self.is_arb:
+            return arbmod.decimal(c)
         if self.is_mp:
             return _mpf_decimal(c)
         return self.dtype(c)
 
     def zeros(self, shape):
-        if self.is_mp:
+        if self.is_object:
             out = np.empty(shape, dtype=object)
-            out[...] = mpmath.mpf(0)
+            out[...] = arb(0) if self.is_arb else mpmath.mpf(0)
             return out
         return np.zeros(shape, dtype=self.dtype)
 
     def eye(self, n):
-        if self.is_mp:
+        if self.is_object:
             out = self.zeros((n, n))
             for i in range(n):
-                out[i, i] = mpmath.mpf(1)
+                out[i, i] = arb(1) if self.is_arb else mpmath.mpf(1)
             return out
         return np.eye(n, dtype=self.dtype)
+
+    def matmul(self, a, c):
+        """Matrix product a [..., m, k] · c [..., k, n] (leading axes broadcast): ``np.matmul``
+        for float64/float32/mp, ``flint.arb_mat`` products for arb (:func:`pyref.arb.matmul`)."""
+        if self.is_arb:
+            return arbmod.matmul(a, c)
+        return np.matmul(a, c)
+
+    def point(self, m):
+        """An exact point near each value of ``m`` (arb: the balls' midpoints; the identity for
+        the other backends): a shift that adds no radius, for shift-invariant formulas."""
+        if self.is_arb:
+            return np.asarray(_v_arb_mid(m), dtype=object)
+        return m
 
     # ------------------------------------------------------------ elementwise
     def _ret(self, y):
         return np.asarray(y, dtype=object) if self.is_mp else y
 
     def exp(self, x):
+        if self.is_arb:
+            return _arb_fn("exp", x)
         return self._ret(_v_exp(x)) if self.is_mp else np.exp(x)
 
     def log(self, x):
+        if self.is_arb:
+            return _arb_fn("log", x)
         return self._ret(_v_log(x)) if self.is_mp else np.log(x)
 
     def sqrt(self, x):
+        if self.is_arb:
+            return _arb_fn("sqrt", x)
         return self._ret(_v_sqrt(x)) if self.is_mp else np.sqrt(x)
 
     def cos(self, x):
+        if self.is_arb:
+            return _arb_fn("cos", x)
         return self._ret(_v_cos(x)) if self.is_mp else np.cos(x)
 
     def sin(self, x):
+        if self.is_arb:
+            return _arb_fn("sin", x)
         return self._ret(_v_sin(x)) if self.is_mp else np.sin(x)
 
     def abs(self, x):
+        if self.is_arb:
+            return _arb_fn("abs", x)
         return self._ret(_v_abs(x)) if self.is_mp else np.abs(x)
 
     def power(self, x, p):
         """Elementwise real power ``x ** p`` (``x > 0`` expected)."""
+        if self.is_arb:
+            return _arb_fn("power", x, p)
         return self._ret(_v_power(x, p)) if self.is_mp else np.power(x, p)
 
     def sigmoid(self, x):
         """Logistic function σ(u) = 1/(1+e^{-u})."""
+        if self.is_arb:
+            return _arb_fn("sigmoid", x)
         return self._ret(_v_sigmoid(x)) if self.is_mp else _np_sigmoid(x)
 
     def silu(self, x):
-        """silu(u) = u·σ(u)."""
+        """silu(u) = u·σ(u) (arb: u/(1 + e^{-u}), one call per entry)."""
+        if self.is_arb:
+            return _arb_fn("silu", x)
         return x * self.sigmoid(x)
 
     def isfinite(self, x) -> np.ndarray:
+        """Elementwise finiteness (arb: the ball is finite, i.e. bounded midpoint and radius)."""
+        if self.is_arb:
+            return np.asarray(_ARB_FN["isfinite"](np.asarray(x, dtype=object)), dtype=bool)
         if self.is_mp:
             return np.asarray(_v_isfinite(x), dtype=bool)
         return np.isfinite(x)
@@ -214,7 +331,8 @@ def get_backend(backend: Any = "float64", dps: int = 50) -> Backend:
 
 
 def to_float64(x) -> np.ndarray:
-    """Convert a backend array (float32, float64 or object/mpf) to float64."""
+    """Convert a backend array (float32, float64 or object/mpf/arb) to float64 (arb: the
+    balls' midpoints rounded to nearest; :func:`pyref.arb.mid_rad` gives the radii too)."""
     a = np.asarray(x)
     if a.dtype == object:
         out = np.empty(a.shape, dtype=np.float64)

@@ -24,7 +24,7 @@ def linear(x, W, bias=None, backend="float64", dps=50):
                              f"{W.shape}")
         if bias is not None and bias.shape != (W.shape[0],):
             raise ValueError(f"linear: bias shape {bias.shape}, expected ({W.shape[0]},)")
-        return ops.linear(x, W, bias)
+        return ops.linear(b, x, W, bias)
 
 
 def layer_norm(x, gamma=None, beta=None, eps=1e-6, backend="float64", dps=50):

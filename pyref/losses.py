@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from .arb import as_arb_mat, entries_array
 from .backend import Backend, get_backend
 from .inputs import check_tokens
 
@@ -32,7 +33,7 @@ class LossResult:
 
 def _log_softmax(b: Backend, x):
     m = np.max(x, axis=-1, keepdims=True)
-    z = x - m
+    z = x - b.point(m)   # arb: an exact shift (adds no radius); the identity elsewhere
     return z - b.log(np.sum(b.exp(z), axis=-1, keepdims=True))
 
 
@@ -119,7 +120,10 @@ def _expm_float(M, dtype):
 
 
 def _expm(b: Backend, M):
-    """expm of one square backend matrix."""
+    """expm of one square backend matrix (arb: ``arb_mat.exp``, a rigorous enclosure)."""
+    if b.is_arb:
+        n = M.shape[0]
+        return entries_array(as_arb_mat(M).exp()).reshape(n, n)
     if b.is_mp:
         R = mpmath.expm(mpmath.matrix(M.tolist()))
         n = M.shape[0]
@@ -133,7 +137,7 @@ def _expm(b: Backend, M):
 
 def expm(M, backend="float64", dps=50):
     """Matrix exponential of M [..., n, n] at the backend's precision (mpmath.expm for
-    "mp"; scaling-and-squaring Taylor for float64/float32)."""
+    "mp", Arb's ``arb_mat.exp`` for "arb"; scaling-and-squaring Taylor for float64/float32)."""
     b = get_backend(backend, dps)
     with b.context():
         M = b.asarray(M)

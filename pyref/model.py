@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .arb import check_width, check_widths, decided_argmaxes, mid_rad
 from .attention import (
     ConstantOperator,
     IdentityOperator,
@@ -47,7 +48,7 @@ from .inputs import (
 )
 from .loading import open_checkpoint
 from .ops import layer_norm, linear, swiglu
-from .params import learner_params, model_params
+from .params import backend_state_dict, learner_params, model_params
 from .plga import causal_pad_mask, port_causal_mask
 from .semantics import V510, check_semantics, hf_generate_attention_mask, hf_generate_positions
 from .state_dict import mha_prefix, state_dict_shapes, validate_state_dict
@@ -64,7 +65,8 @@ class ForwardOutput:
     [K̂ [B,T,H,d_k] (rotated), V [B,T,H,d_k], A [B,H,d_k,d_k]] (no A for SDPA/constant);
     ``gcache``: list over layers of [A_LM, G_LM] (None for SDPA/constant models);
     ``hidden``: last decoder output [B, S, d].  Arrays are backend arrays (object arrays
-    of mpf for ``"mp"``).
+    of mpf for ``"mp"``, of arb balls enclosing the exact values for ``"arb"``: midpoints by
+    ``to_float64``, radii by :attr:`logits_radius` or :func:`pyref.arb.mid_rad`).
     """
 
     logits: np.ndarray
@@ -73,6 +75,12 @@ class ForwardOutput:
     gcache: list | None
     hidden: np.ndarray
     backend: Backend = field(default_factory=Backend)
+
+    @property
+    def logits_radius(self):
+        """arb: float64 upper bounds [B, S, V] on |exact logit − ``to_float64(logits)``|
+        (:func:`pyref.arb.mid_rad`, computed on each access); None for the other backends."""
+        return mid_rad(self.logits)[1] if self.backend.is_arb else None
 
 
 @dataclass
@@ -163,7 +171,11 @@ def _port_positions(position_ids, B, S, T0, max_seq_len, uncached_unmasked):
 
 def _check_layer(b, li, ded, x):
     """Raise instead of returning NaN/inf (e.g. A_LM^P overflowing in float32, or a
-    metric_eps = 0 model with a zero A_LM entry raised to a negative power)."""
+    metric_eps = 0 model with a zero A_LM entry raised to a negative power); arb: also when a
+    tensor's balls grew too wide (:func:`pyref.arb.check_width`: more digits needed)."""
+    if b.is_arb:   # (non-finite balls included)
+        return check_widths({**{k: ded[k] for k in ("A", "A_LM", "A_P", "G_LM", "E")},
+                             "output": x}, f"forward: layer {li}", b.dps)
     for key in ("A", "A_LM", "A_P", "G_LM"):
         if ded[key] is not None and not np.all(b.isfinite(ded[key])):
             raise ValueError(f"forward ({b.name}): layer {li} {key} has non-finite entries")
@@ -276,13 +288,13 @@ class PLDRModel:
     def backend_params(self, b: Backend):
         """The parameters as :class:`~pyref.params.ModelParams` records in backend ``b``
         (converted once per backend and cached)."""
-        key = (b.name, b.dps if b.is_mp else None)
+        key = (b.name, b.dps if b.is_object else None)
         if key not in self._conv_cache:
             with b.context():
                 with np.errstate(over="ignore"):   # an overflow is reported just below
-                    sd = {k: b.asarray(v) for k, v in self._params.items()}
+                    sd = backend_state_dict(b, self._params)
                 for k, v in sd.items():   # blame a float32 overflow on the conversion
-                    if not b.is_mp and not np.all(np.isfinite(v)):
+                    if not b.is_object and not np.all(np.isfinite(v)):
                         raise ValueError(f"{b.name}: weight {k!r} overflows when converted to "
                                          f"{b.name} (max |value| = "
                                          f"{float(np.max(np.abs(self._params[k]))):.3e})")
@@ -308,7 +320,8 @@ class PLDRModel:
                 attention_mask=None, position_ids=None) -> ForwardOutput:
         """Run the model on ``tokens`` [batch, S] (int ids in [0, vocab)).
 
-        ``backend``: "float64", "float32" or "mp" (at ``dps`` decimal digits).
+        ``backend``: "float64", "float32", "mp" or "arb" (at ``dps`` decimal digits; arb
+        returns balls enclosing the exact values and raises when they grow too wide).
         ``kvcache``: None (full causal+pad-masked call at positions 0…S-1) or the
         ``.kvcache`` of a previous call; then ``tokens`` must be [batch, 1], RoPE uses
         position = cached length, no mask is applied, and A is the cached prefill A.
@@ -336,8 +349,10 @@ class PLDRModel:
             x = P.embedding[tok] * b.sqrt(b.const(c.d_model))                      # [B,S,d]
             x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
             x, deductive, new_kv, new_gc = self._layers(b, P, x, B, mask, kv, gc)
-            logits = linear(x, P.head_W, P.head_b)                                 # [B,S,V]
-            if not np.all(b.isfinite(logits)):
+            logits = linear(b, x, P.head_W, P.head_b)                              # [B,S,V]
+            if b.is_arb:
+                check_width(logits, "forward: the logits", b.dps)
+            elif not np.all(b.isfinite(logits)):
                 raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
         return ForwardOutput(logits=logits, deductive=deductive, kvcache=new_kv,
                              gcache=new_gc if self.variant == "plga" else None, hidden=x, backend=b)
@@ -395,8 +410,10 @@ class PLDRModel:
             x, deductive, new_kv, new_gc = self._layers(b, P, x, B, mask, kv, gc, (sem, pos))
             if sem.gcache_batch == "sample0" and self.variant == "plga":
                 new_gc = [[g[0][:1], g[1][:1]] for g in new_gc]
-            logits = linear(x, P.head_W, P.head_b)                                 # [B,S,V]
-            if not np.all(b.isfinite(logits)):
+            logits = linear(b, x, P.head_W, P.head_b)                              # [B,S,V]
+            if b.is_arb:
+                check_width(logits, "forward: the logits", b.dps)
+            elif not np.all(b.isfinite(logits)):
                 raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
         return ForwardOutput(logits=logits, deductive=deductive, kvcache=new_kv,
                              gcache=new_gc if self.variant == "plga" else None, hidden=x, backend=b)
@@ -444,7 +461,8 @@ class PLDRModel:
         out = self.forward(seq, backend=backend, dps=dps, gcache=gcache_init)
         for _ in range(max_new_tokens):
             last = out.logits[:, -1, :]                                            # [B,V]
-            nxt = np.array([int(np.argmax(row)) for row in last], dtype=np.int64)
+            nxt = (decided_argmaxes(last, "generate (arb)") if out.backend.is_arb else
+                   np.array([int(np.argmax(row)) for row in last], dtype=np.int64))
             step_logits.append(last)
             if return_operators:
                 step_G.append([d["G_LM"] for d in out.deductive])
@@ -487,7 +505,8 @@ class PLDRModel:
                            position_ids=hf_generate_positions(am))
         for _ in range(n):
             last = out.logits[:, -1, :]                                            # [B,V]
-            nxt = np.array([int(np.argmax(row)) for row in last], dtype=np.int64)
+            nxt = (decided_argmaxes(last, "generate (arb)") if out.backend.is_arb else
+                   np.array([int(np.argmax(row)) for row in last], dtype=np.int64))
             if eos_id is not None:
                 nxt = np.where(unfinished, nxt, pad)
                 unfinished &= nxt != eos_id

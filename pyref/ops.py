@@ -1,7 +1,8 @@
 """The formulas of the spec, once each, on arrays already in a backend (spec A.2, A.4).
 
 Every function here takes a :class:`~pyref.backend.Backend` ``b`` first (when it needs
-one) and arrays already converted to it, and must be called inside ``b.context()``.  The
+one) and arrays already converted to it, and must be called inside ``b.context()``.  Every
+matrix product goes through ``b.matmul`` (numpy's for float64/float32/mp, ``arb_mat`` for arb).  The
 public modules :mod:`pyref.layers`, :mod:`pyref.rope` and :mod:`pyref.plga` wrap these
 with conversion and validation; :mod:`pyref.attention` and :mod:`pyref.model` compose
 them into the model.
@@ -20,11 +21,11 @@ MASK_VALUE = -1e9  # the authors' finite additive mask constant
 
 
 # ============================================================================ dense layers
-def linear(x, W, bias):
+def linear(b: Backend, x, W, bias):
     """torch Linear on the last axis: x [..., in] @ W[out, in]ᵀ + bias[out] -> [..., out]."""
     # one 2-D GEMM over all leading axes (numpy loops over stacked matrices otherwise,
     # ~10x slower for the Φ_res inputs [B, H, d_k, d_k])
-    y = np.matmul(x.reshape(-1, x.shape[-1]), W.T).reshape(*x.shape[:-1], W.shape[0])
+    y = b.matmul(x.reshape(-1, x.shape[-1]), W.T).reshape(*x.shape[:-1], W.shape[0])
     if bias is not None:
         y += bias  # y is a fresh array
     return y
@@ -50,7 +51,7 @@ def layer_norm(b: Backend, x, gamma, beta, eps):
     γ ⊙ (r - mean r)/sqrt(var r + eps) + β.  Float rows too large to square are first scaled
     by a power of two (:func:`_ln_row_scale`; exact, and a no-op for every other row)."""
     n = x.shape[-1]
-    k = None if b.is_mp else _ln_row_scale(x)
+    k = None if b.is_object else _ln_row_scale(x)
     e = b.const(eps)
     if k is not None:
         x, e = np.ldexp(x, -k), np.ldexp(e, -2 * k).astype(x.dtype)   # e: [..., 1]
@@ -68,9 +69,9 @@ def layer_norm(b: Backend, x, gamma, beta, eps):
 def swiglu(b: Backend, x, W1, b1, W2, b2, W3, b3):
     """GLUVariant: (silu(x W1ᵀ + b1) ⊙ (x W2ᵀ + b2)) W3ᵀ + b3; gate = W1, value = W2.
     x [..., d_in]; W1, W2 [hidden, d_in]; W3 [d_out, hidden] -> [..., d_out]."""
-    gate = b.silu(linear(x, W1, b1))   # [..., hidden]
-    val = linear(x, W2, b2)            # [..., hidden]
-    return linear(gate * val, W3, b3)  # [..., d_out]
+    gate = b.silu(linear(b, x, W1, b1))   # [..., hidden]
+    val = linear(b, x, W2, b2)            # [..., hidden]
+    return linear(b, gate * val, W3, b3)  # [..., d_out]
 
 
 def iswiglu(b: Backend, u):
@@ -88,6 +89,9 @@ def check_head_dim(d_k):
 def thetas(b: Backend, d_k: int, base) -> np.ndarray:
     """θ_j = base^{-2j/d_k}, shape [d_k/2]."""
     check_head_dim(d_k)
+    if b.is_arb:   # exp(log(base)·(−2j)/d_k): the rational exponent is exact
+        lb = b.const(base).log()
+        return b.exp(np.array([lb * (-2 * j) / d_k for j in range(d_k // 2)], dtype=object))
     if b.is_mp:
         base_mp = b.const(base)
         out = np.empty(d_k // 2, dtype=object)
@@ -125,9 +129,9 @@ def rotate(b: Backend, x: np.ndarray, positions, base) -> np.ndarray:
 
 
 # ============================================================================ PLGA
-def density(qh):
+def density(b: Backend, qh):
     """D = Q̂ᵀQ̂ over all S rows (non-causal, no 1/S): qh [..., S, d_k] -> [..., d_k, d_k]."""
-    return np.matmul(np.swapaxes(qh, -1, -2), qh)
+    return b.matmul(np.swapaxes(qh, -1, -2), qh)
 
 
 def residual_metric_learner(b: Backend, A, units, eps):
@@ -144,7 +148,7 @@ def residual_metric_learner(b: Backend, A, units, eps):
 
 def metric_tensor(b: Backend, A, W, bias, eps):
     """A_LM = iSwiGLU(W A + b) + eps; W left-multiplies (mixes rows). [.., H, d_k, d_k]."""
-    return iswiglu(b, np.matmul(W, A) + bias) + b.const(eps)
+    return iswiglu(b, b.matmul(W, A) + bias) + b.const(eps)
 
 
 def potential_tensor(b: Backend, A_LM, P):
@@ -152,9 +156,9 @@ def potential_tensor(b: Backend, A_LM, P):
     return b.power(A_LM, P)
 
 
-def energy_curvature(A_P, a, b_a):
+def energy_curvature(b: Backend, A_P, a, b_a):
     """G_LM = a · A_P + b_a (matrix product, a left-multiplies)."""
-    return np.matmul(a, A_P) + b_a
+    return b.matmul(a, A_P) + b_a
 
 
 def operator(b: Backend, A, W, bias, P, a, b_a, eps):
@@ -164,7 +168,7 @@ def operator(b: Backend, A, W, bias, P, a, b_a, eps):
     """
     A_LM = metric_tensor(b, A, W, bias, eps)
     A_P = potential_tensor(b, A_LM, P)
-    return A_LM, A_P, energy_curvature(A_P, a, b_a)
+    return A_LM, A_P, energy_curvature(b, A_P, a, b_a)
 
 
 # ============================================================================ attention
@@ -172,8 +176,8 @@ def scores(b: Backend, qh, kh, G):
     """E = (Q̂ G) K̂ᵀ / √d_k (G None means the identity: SDPA).
     [B,H,S,d_k] x [B,H,T,d_k] -> [B,H,S,T]."""
     d_k = qh.shape[-1]
-    lhs = qh if G is None else np.matmul(qh, G)
-    return np.matmul(lhs, np.swapaxes(kh, -1, -2)) / b.sqrt(b.const(d_k))
+    lhs = qh if G is None else b.matmul(qh, G)
+    return b.matmul(lhs, np.swapaxes(kh, -1, -2)) / b.sqrt(b.const(d_k))
 
 
 def masked(b: Backend, E, mask):
@@ -184,11 +188,13 @@ def masked(b: Backend, E, mask):
 
 
 def softmax(b: Backend, x, overwrite=False):
-    """Softmax over the last axis, with max subtraction (shift invariant).
-    ``overwrite=True`` lets float backends reuse ``x``'s memory (a temporary)."""
+    """Softmax over the last axis, with max subtraction (shift invariant; arb shifts by an
+    exact point near the row maximum, which adds no radius -- comparisons of overlapping balls
+    only decide which such point).  ``overwrite=True`` lets float backends reuse ``x``'s
+    memory (a temporary)."""
     m = np.max(x, axis=-1, keepdims=True)
-    if b.is_mp:
-        e = b.exp(x - m)
+    if b.is_object:
+        e = b.exp(x - b.point(m))
         return e / np.sum(e, axis=-1, keepdims=True)
     e = np.subtract(x, m, out=x if overwrite else None)   # then in place ([B,H,S,T] is large)
     np.exp(e, out=e)

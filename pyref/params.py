@@ -2,8 +2,9 @@
 
 The state dict (v510 key names, :mod:`pyref.state_dict`) stays the checkpoint format;
 the forward pass reads these records instead (``p.wq``, ``unit.blocks[g].W1``, …).
-A record holds arrays of one backend (float64/float32 numpy or object arrays of mpf);
-the builders take a mapping key -> array already converted to that backend.
+A record holds arrays of one backend (float64/float32 numpy or object arrays of mpf/arb;
+for arb, matrices are exact float64 :class:`~pyref.arb.ExactWeight` arrays); the builders take
+a mapping key -> array already converted to that backend (:func:`backend_state_dict`).
 
     ModelParams     embedding, ln_emb, layers, head_W, head_b
     LayerParams     attention, ln1, ffn, ln2                      (decoder.dec_layers.{l})
@@ -19,7 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from .arb import ExactWeight
 from .state_dict import (
+    ELEMENTWISE_LEAVES,
     EMBEDDING,
     GLU_LEAVES,
     HEAD,
@@ -117,6 +122,29 @@ class ModelParams:
 
 
 # ------------------------------------------------------------------------------ builders
+def backend_state_dict(b, params) -> dict:
+    """The state dict ``params`` (key -> float64 array) converted to backend ``b`` (call inside
+    ``b.context()``).  arb: every parameter with ≥ 2 axes except the elementwise operator
+    leaves (b, P, b_a) stays an exact float64 :class:`~pyref.arb.ExactWeight` (no copy) whose
+    ``arb_mat`` form is converted here, once, in the orientation the products of a short
+    sequence use (:func:`pyref.arb.matmul`: the Φ_res weights transposed, as x·Wᵀ over the
+    B·H·d_k rows of A; the other linear weights as they are, since a product of fewer than
+    ``THIN_ROWS`` token rows is computed as W·xᵀ; operator W and a as they are; the embedding
+    table is only indexed; another orientation is converted on first use and cached);
+    everything else becomes object arrays of arb."""
+    if not b.is_arb:
+        return {k: b.asarray(v) for k, v in params.items()}
+    sd = {}
+    for k, v in params.items():
+        if np.ndim(v) < 2 or k.rsplit(".", 1)[-1] in ELEMENTWISE_LEAVES:
+            sd[k] = b.asarray(v)
+            continue
+        sd[k] = w = ExactWeight(v)
+        if k != EMBEDDING:
+            (w.T if ".reslayerAs." in k else w).slice_mats()
+    return sd
+
+
 def layer_norm_params(sd, prefix) -> LayerNormParams:
     return LayerNormParams(sd[prefix + "weight"], sd[prefix + "bias"])
 

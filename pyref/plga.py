@@ -27,7 +27,7 @@ def density(Qhat, backend="float64", dps=50):
         (Q,) = conv(b, Qhat)
         if Q.ndim < 2:
             raise ValueError(f"density: Qhat must be [..., S, d_k], got shape {Q.shape}")
-        return ops.density(Q)
+        return ops.density(b, Q)
 
 
 def residual_metric_learner(A, units, eps=1e-6, backend="float64", dps=50):
@@ -79,7 +79,7 @@ def energy_curvature_tensor(A_P, a, b_a, backend="float64", dps=50):
     b = get_backend(backend, dps)
     with b.context():
         A_P, a, b_a = conv(b, A_P, a, b_a)
-        return ops.energy_curvature(A_P, a, b_a)
+        return ops.energy_curvature(b, A_P, a, b_a)
 
 
 def deductive_operator(A, W, b, P, a, b_a, eps=1e-9, backend="float64", dps=50):
@@ -159,7 +159,7 @@ def plga_attention(Qhat, Khat, V, G, mask=None, backend="float64", dps=50):
     with b.context():
         Q, K, Vv, G = conv(b, Qhat, Khat, V, G)
         att = ops.softmax(b, ops.masked(b, ops.scores(b, Q, K, G), mask))
-        return np.matmul(att, Vv), att
+        return b.matmul(att, Vv), att
 
 
 def sdpa_attention(Qhat, Khat, V, mask=None, backend="float64", dps=50):
@@ -169,9 +169,9 @@ def sdpa_attention(Qhat, Khat, V, mask=None, backend="float64", dps=50):
     with b.context():
         Q, K, Vv = conv(b, Qhat, Khat, V)
         d_k = Q.shape[-1]
-        E = np.matmul(Q, np.swapaxes(K, -1, -2)) / b.sqrt(b.const(d_k))
+        E = b.matmul(Q, np.swapaxes(K, -1, -2)) / b.sqrt(b.const(d_k))
         att = ops.softmax(b, ops.masked(b, E, mask))
-        return np.matmul(att, Vv), att
+        return b.matmul(att, Vv), att
 
 
 def constant_operator_attention(Qhat, Khat, V, G, mask=None, backend="float64", dps=50):

@@ -10,7 +10,7 @@ i.e. x' = R_p x with R_p = blockdiag_j rot(pθ_j), rot(φ) = [[cos φ, -sin φ],
 
 Difference to the authors' code: torchtune builds the cos/sin table and performs the
 rotation in float32 (casting the result back to the model dtype) even in a float64
-model.  pyref computes RoPE in the working backend (float64, float32 or mp).
+model.  pyref computes RoPE in the working backend (float64, float32, mp or arb).
 
 Public array API; the rotation itself is :func:`pyref.ops.rotate`.
 """
@@ -54,7 +54,7 @@ def rope_matrix(n, d_k, base=1e4, backend="float64", dps=50):
     ops.check_head_dim(d_k)
     with b.context():
         th = ops.thetas(b, d_k, base)
-        ang = b.const(n) * th if b.is_mp else np.asarray(float(n) * th, dtype=b.dtype)
+        ang = b.const(n) * th if b.is_object else np.asarray(float(n) * th, dtype=b.dtype)
         c, s = b.cos(ang), b.sin(ang)
         R = b.zeros((d_k, d_k))
         for j in range(d_k // 2):

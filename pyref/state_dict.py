@@ -30,6 +30,9 @@ GLU_LEAVES = ("gluw1.weight", "gluw1.bias", "gluw2.weight", "gluw2.bias", "gluw3
               "gluw3.bias")
 PROJECTIONS = ("wq", "wk", "wv")
 OPERATOR_LEAVES = ("Wlst", "blst", "pwlst", "alst", "balst")   # W, b, P, a, b_a
+#: the operator leaves used elementwise (b, P, b_a); every other parameter with ≥ 2 axes is a
+#: matrix of products or the embedding table (what the arb backend keeps as exact floats)
+ELEMENTWISE_LEAVES = ("blst", "pwlst", "balst")
 
 
 def layer_prefix(li: int) -> str:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 _SOFTMAX_SHIFT = (
     "softmax is invariant under adding one constant per row: exp(x ∓ m)/Σexp(x ∓ m) = "
-    "exp(x)/Σexp(x) exactly in real arithmetic, and this line is the mp branch, where mpf "
-    "exponents cannot overflow, so the max shift (a float-overflow guard) changes only rounding "
-    "at the working precision (relative ~T·10^-dps, the size of the unmutated line's own error)")
+    "exp(x)/Σexp(x) exactly in real arithmetic, and this line is the object (mp/arb) branch, "
+    "where mpf and arb exponents cannot overflow, so the max shift (a float-overflow guard) "
+    "changes only rounding at the working precision (relative ~T·10^-dps, the size of the "
+    "unmutated line's own error; for arb: the balls' radii, every ball still an enclosure)")
 
 EQUIVALENT: dict[str, str] = {
     "pyref.ops:softmax:drop-rhs:0": _SOFTMAX_SHIFT,   # e = b.exp(x - m) -> b.exp(x)

@@ -28,6 +28,8 @@ SKIPPED_MODULES = {
     "tokenizer.py": "SentencePiece tokenization: tests/test_real_formats.py",
     "semantics.py": "the semantics record and its validation; its hf_generate_positions is "
                     "test-scored",
+    "arb.py": "the arb backend's ball arithmetic (conversions, arb_mat products, radii): "
+              "tests/test_pyref_arb.py (the properties do not run on arb yet, issue 17)",
 }
 
 #: functions that are not mutated at all, with the reason (none at present: every function of a

@@ -81,7 +81,7 @@ def _forward_substitution(b: Backend, M, R):
     """Solve (I + M) U = R for strictly lower triangular M [C, C], R [C, d_v] (unit lower
     triangular system): U_i = R_i − Σ_{j<i} M_ij U_j."""
     C = R.shape[0]
-    U = b.zeros(R.shape) if b.is_mp else np.empty_like(R)
+    U = b.zeros(R.shape) if b.is_object else np.empty_like(R)
     for i in range(C):
         U[i] = R[i] - M[i, :i] @ U[:i] if i else R[i]
     return U

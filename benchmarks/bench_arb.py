@@ -1,0 +1,191 @@
+"""arb backend benchmark (issue 17): arb vs mp vs float64 side by side in one run, 1 thread.
+
+Process CPU time per forward pass (batch 1, S tokens, median of the repeats after one warm-up
+call for float64/arb; mp runs without a warm-up). Weight conversion (``backend_params``:
+each backend's copy of the weights, for arb the cached ``arb_mat`` matrices) is timed
+separately on a fresh model.
+
+1. The small configuration of ``bench_pyref.py`` part 2 (L=2, d=32, H=4, d_k=8, dff=64,
+   A_dff=16, N_res=2, V=64): float64, arb and mp at ``--dps`` digits; largest logit radius.
+2. One decoder layer of the paper's shapes (a 1-layer model with d=896, H=14, d_k=64,
+   dff=2389, A_dff=170, N_res=8 and V=64, so that the head is negligible): float64, arb and
+   mp at ``--dps`` digits measured side by side; plus the paper head's product on a 1/100
+   column slice (16×896 times 896×320). The paper configuration's mp time is then
+   EXTRAPOLATED as 5 × layer + 100 × head slice (mp on the whole paper model takes about an
+   hour here); the extrapolation is printed as such, next to the same extrapolation for arb.
+3. The paper configuration (PLDRConfig.paper(), S tokens): float64; arb at ``--dps`` (it
+   raises when the balls grow too wide: the message is printed); arb at ``--paper-dps`` with
+   its conversion time and largest logit radius.
+
+Usage:
+    python benchmarks/bench_arb.py                 # everything (about half an hour here)
+    python benchmarks/bench_arb.py --parts 1 3     # without the mp paper-layer run
+    python benchmarks/bench_arb.py --quick         # fewer repeats, part 2 without mp's layer
+"""
+from __future__ import annotations
+
+import os
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_v] = "1"   # before numpy loads BLAS
+
+import argparse  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import flint  # noqa: E402
+import mpmath  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import pyref  # noqa: E402 (after the BLAS variables and the sys.path insertion)
+from pyref.ops import linear  # noqa: E402
+
+flint.ctx.threads = 1
+SMALL = pyref.PLDRConfig(num_layers=2, d_model=32, num_heads=4, dff=64, a_dff=16,
+                         num_res_units=2, num_glu_blocks=2, vocab_size=64, max_seq_len=64)
+
+
+def cpu(fn):
+    """(process CPU seconds, result) of one call."""
+    t = time.process_time()
+    r = fn()
+    return time.process_time() - t, r
+
+
+def median_cpu(fn, repeats, warm=True):
+    if warm:
+        fn()
+    return statistics.median(cpu(fn)[0] for _ in range(repeats))
+
+
+def conversion(m, backend, dps):
+    """CPU seconds of converting the model's weights to ``backend`` at ``dps`` (cached in the
+    model: the forward passes timed afterwards do not convert again)."""
+    return cpu(lambda: m.backend_params(pyref.Backend(backend, dps)))[0]
+
+
+def row(name, conv, t, t64, extra=""):
+    c = "" if conv is None else f"{conv:.2f}"
+    print(f"{name:>22} {c:>10} {t:>12.4f} {t / t64:>10.1f} {extra}", flush=True)
+
+
+def header():
+    print(f"{'':>22} {'convert s':>10} {'cpu s/fwd':>12} {'x float64':>10}")
+
+
+def tokens(cfg, S):
+    return np.random.default_rng(0).integers(1, cfg.vocab_size, size=(1, S))
+
+
+def part1(dps, S, repeats, mp_repeats):
+    m, toks = pyref.PLDRModel.random(SMALL, seed=0), tokens(SMALL, S)
+    print(f"\n[1] small configuration (L=2 d=32 H=4 d_k=8 dff=64 A_dff=16 N_res=2 V=64), S={S}")
+    t64 = median_cpu(lambda: m.forward(toks), 5 * repeats)
+    ca, cm = conversion(m, "arb", dps), conversion(m, "mp", dps)
+    ta = median_cpu(lambda: m.forward(toks, backend="arb", dps=dps), repeats)
+    tm = median_cpu(lambda: m.forward(toks, backend="mp", dps=dps), mp_repeats, warm=False)
+    rad = float(np.max(m.forward(toks, backend="arb", dps=dps).logits_radius))
+    header()
+    row("float64", None, t64, t64)
+    row(f"arb {dps} digits", ca, ta, t64, f"largest logit radius {rad:.1e}")
+    row(f"mp {dps} digits", cm, tm, t64)
+    print(f"mp / arb = {tm / ta:.1f}   (target >= 20)")
+
+
+def _head_slice(backend, dps, cols=320):
+    """CPU seconds of the paper head's product on ``cols`` of its 32000 columns (16×896)."""
+    rng = np.random.default_rng(0)
+    W, x = rng.uniform(-0.0135, 0.0135, (cols, 896)), rng.standard_normal((16, 896))
+    b = pyref.Backend(backend, dps)
+    with b.context():
+        if backend == "arb":
+            Wb = pyref.arb.ExactWeight(W)
+            Wb.slice_mats()   # converted once, as backend_params does
+        else:
+            Wb = b.asarray(W)
+        xb = b.asarray(x)
+        return cpu(lambda: linear(b, xb, Wb, None))[0]
+
+
+def part2(dps, S, repeats, with_mp):
+    cfg = pyref.PLDRConfig(num_layers=1, d_model=896, num_heads=14, dff=2389, a_dff=170,
+                           num_res_units=8, num_glu_blocks=2, vocab_size=64, max_seq_len=64)
+    m, toks = pyref.PLDRModel.random(cfg, seed=0), tokens(cfg, S)
+    print(f"\n[2] one decoder layer of the paper's shapes (V=64), S={S}; head slice 16x896x320")
+    t64 = median_cpu(lambda: m.forward(toks), 3 * repeats)
+    ca = conversion(m, "arb", dps)
+    ta = median_cpu(lambda: m.forward(toks, backend="arb", dps=dps), repeats, warm=False)
+    h64, ha = _head_slice("float64", dps), _head_slice("arb", dps)
+    header()
+    row("float64 layer", None, t64, t64)
+    row(f"arb {dps} layer", ca, ta, t64)
+    res = {"f64": (t64, h64), "arb": (ta, ha)}
+    if with_mp:
+        cm = conversion(m, "mp", dps)
+        tm = median_cpu(lambda: m.forward(toks, backend="mp", dps=dps), 1, warm=False)
+        hm = _head_slice("mp", dps)
+        row(f"mp {dps} layer", cm, tm, t64, f"mp / arb = {tm / ta:.1f} (measured)")
+        res["mp"] = (tm, hm)
+    print(f"head slice cpu s: float64 {h64:.4f}, arb {ha:.3f}"
+          + (f", mp {res['mp'][1]:.2f}" if with_mp else ""))
+    print("EXTRAPOLATED paper forward (5 x layer + 100 x head slice; not measured):")
+    for k, (lay, head) in res.items():
+        print(f"  {k:>4}: {5 * lay + 100 * head:9.1f} s")
+    if with_mp:
+        ext = {k: 5 * v[0] + 100 * v[1] for k, v in res.items()}
+        print(f"  mp / arb (extrapolated) = {ext['mp'] / ext['arb']:.1f}")
+    return res
+
+
+def part3(dps, paper_dps, S, repeats):
+    cfg = pyref.PLDRConfig.paper(max_seq_len=64)
+    m, toks = pyref.PLDRModel.random(cfg, seed=0), tokens(cfg, S)
+    print(f"\n[3] paper configuration ({pyref.num_parameters(cfg):,} parameters), S={S}")
+    t64 = median_cpu(lambda: m.forward(toks), 3 * repeats)
+    header()
+    row("float64", None, t64, t64)
+    ca = conversion(m, "arb", dps)
+    try:
+        ta, _ = cpu(lambda: m.forward(toks, backend="arb", dps=dps))
+        row(f"arb {dps} digits", ca, ta, t64)
+    except ValueError as e:
+        print(f"arb {dps} digits: conversion {ca:.2f} s; forward raised: {e}")
+    m._conv_cache.clear()   # free the 50-digit copy (the arb_mat weights take ~2 GB)
+    cp = conversion(m, "arb", paper_dps)
+    tp, out = cpu(lambda: m.forward(toks, backend="arb", dps=paper_dps))
+    rad = float(np.max(out.logits_radius))
+    row(f"arb {paper_dps} digits", cp, tp, t64, f"largest logit radius {rad:.1e}")
+    print(f"arb / float64 = {tp / t64:.0f}   (target <= 100, at 50 digits)")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--dps", type=int, default=50)
+    ap.add_argument("--paper-dps", type=int, default=210,
+                    help="digits for the certified paper-configuration run (part 3)")
+    ap.add_argument("--seq", type=int, default=16)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--mp-repeats", type=int, default=3)
+    ap.add_argument("--no-mp-layer", action="store_true", help="part 2 without mp (~10 min)")
+    ap.add_argument("--quick", action="store_true", help="1 repeat, part 2 without mp")
+    a = ap.parse_args(argv)
+    if a.quick:
+        a.repeats, a.mp_repeats, a.no_mp_layer = 1, 1, True
+    print(f"pyref {pyref.__version__}, python-flint {flint.__version__}, numpy {np.__version__}, "
+          f"mpmath {mpmath.__version__} (backend {mpmath.libmp.BACKEND}), 1 thread, cpus "
+          f"{os.cpu_count()}, load average {os.getloadavg()[0]:.1f}")
+    if 1 in a.parts:
+        part1(a.dps, a.seq, a.repeats, a.mp_repeats)
+    if 2 in a.parts:
+        part2(a.dps, a.seq, a.repeats, not a.no_mp_layer)
+    if 3 in a.parts:
+        part3(a.dps, a.paper_dps, a.seq, a.repeats)
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
