@@ -80,6 +80,7 @@ examples:
   plga audit model.safetensors --tokens prompts.json --out audit/
   plga audit model.npz --config paper --tokens a.txt --tokens2 b.txt --steps 16
   plga audit small.safetensors --backend mp --dps 40 --hp-prompts all
+  plga audit small.safetensors --backend arb --dps 50   (certified G-cache criterion)
 
 exit codes: 0 audit written; 1 the audit failed (e.g. the model produced non-finite values);
 2 bad input (checkpoint/config mismatch, missing key, token id out of range, unwritable --out).
@@ -97,11 +98,15 @@ def _add_audit_parser(sub) -> None:
     _prompt_args(au)
     au.add_argument("--tokens2", default=None, help="prompts of a second run, paired with --tokens "
                                                     "prompt by prompt, for the order parameter")
-    au.add_argument("--backend", choices=["float64", "float32", "mp"], default="float64",
+    au.add_argument("--backend", choices=["float64", "float32", "mp", "arb"], default="float64",
                     help="pyref backend (default float64; mp is for small models: object arrays "
-                         "are ~1000x slower)")
+                         "are ~1000x slower; arb: Arb ball arithmetic (python-flint), every "
+                         "value an enclosure of the exact one, which certifies the G-cache "
+                         "criterion; the other statistics use the balls' midpoints)")
     au.add_argument("--dps", type=positive_int, default=50,
-                    help="decimal digits of the mp backend (default 50)")
+                    help="decimal digits of the mp and arb backends (default 50; arb raises "
+                         "naming the digits needed when its balls grow too wide or an argmax "
+                         "is undecided)")
     au.add_argument("--hp-dps", type=positive_int, default=30,
                     help="decimal digits of the Perron report and the determinants (default 30, "
                          "at least 15)")
@@ -218,8 +223,11 @@ def _add_generate_parser(sub) -> None:
     ge.add_argument("--no-gcache", action="store_true",
                     help="recompute G_LM each step instead of reusing the prefill's")
     ge.add_argument("--no-eos", action="store_true", help="do not stop at the EOS id")
-    ge.add_argument("--backend", choices=["float64", "float32", "mp"], default="float64")
-    ge.add_argument("--dps", type=positive_int, default=50, help="digits of the mp backend")
+    ge.add_argument("--backend", choices=["float64", "float32", "mp", "arb"], default="float64",
+                    help="pyref backend (arb: ball arithmetic; each greedy argmax is decided by "
+                         "the balls or the run stops with an error suggesting more digits)")
+    ge.add_argument("--dps", type=positive_int, default=50,
+                    help="digits of the mp and arb backends (default 50)")
     ge.add_argument("--threads", type=positive_int, default=1, help="BLAS threads (default 1)")
     ge.add_argument("--json", action="store_true", help="one JSON object per prompt")
     ge.set_defaults(func=cmd_generate)

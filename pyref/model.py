@@ -461,7 +461,8 @@ class PLDRModel:
         out = self.forward(seq, backend=backend, dps=dps, gcache=gcache_init)
         for _ in range(max_new_tokens):
             last = out.logits[:, -1, :]                                            # [B,V]
-            nxt = (decided_argmaxes(last, "generate (arb)") if out.backend.is_arb else
+            nxt = (decided_argmaxes(last, f"generate (arb), new token {len(step_logits)}")
+                   if out.backend.is_arb else
                    np.array([int(np.argmax(row)) for row in last], dtype=np.int64))
             step_logits.append(last)
             if return_operators:
@@ -505,7 +506,8 @@ class PLDRModel:
                            position_ids=hf_generate_positions(am))
         for _ in range(n):
             last = out.logits[:, -1, :]                                            # [B,V]
-            nxt = (decided_argmaxes(last, "generate (arb)") if out.backend.is_arb else
+            nxt = (decided_argmaxes(last, f"generate (arb), new token {len(step_logits)}")
+                   if out.backend.is_arb else
                    np.array([int(np.argmax(row)) for row in last], dtype=np.int64))
             if eos_id is not None:
                 nxt = np.where(unfinished, nxt, pad)

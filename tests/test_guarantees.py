@@ -252,12 +252,14 @@ def test_ctrl_c_during_the_worker_pool_is_one_line(tmp_path):
     """Ctrl-C (SIGINT to the whole foreground process group, as a terminal sends it) while the
     Perron/determinant pool runs: the workers ignore it, the parent prints ``plga: interrupted``
     and exits 130, and no ``ForkPoolWorker`` traceback appears (it did before)."""
-    cfg = pyref.PLDRConfig(num_layers=3, d_model=128, num_heads=2, dff=16, a_dff=8,
+    # 32 heads of 64x64 at 300 digits: the pool runs ~4 s on an idle machine (the Arb
+    # certificates take ~0.1 s a head at 300 digits), long enough to be interrupted in
+    cfg = pyref.PLDRConfig(num_layers=4, d_model=512, num_heads=8, dff=16, a_dff=8,
                            num_res_units=1, num_glu_blocks=1, vocab_size=12, max_seq_len=16)
     pyref.PLDRModel.random(cfg, seed=0).save(tmp_path / "m.npz")
     p = subprocess.Popen([sys.executable, "-m", "crosscheck", "audit", str(tmp_path / "m.npz"),
                           "--out", str(tmp_path / "o"), "--quiet", "--jobs", "2", "--no-plots",
-                          "--steps", "1", "--hp-dps", "60", "--no-blockseq"],
+                          "--steps", "1", "--hp-dps", "300", "--no-blockseq"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True, preexec_fn=_default_sigint)
     children = Path(f"/proc/{p.pid}/task/{p.pid}/children")

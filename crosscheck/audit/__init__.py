@@ -25,7 +25,8 @@ Sections (each is a top-level key of ``audit.json`` and a section of ``audit.md`
 * ``gcache`` -- G-cache fidelity (spec D, G): greedy decoding with KV+G cache vs uncached
   forward passes on the same tokens: per step the max logit deviation d_t, the top-1/top-2
   margins, the sufficient criterion 2·max d < min margin, ε_G(t, l), max|ΔG|, and the
-  uncached greedy tokens;
+  uncached greedy tokens; on ``--backend arb`` the criterion is certified from the balls
+  (every other statistic of an arb run uses the balls' midpoints);
 * ``block_vs_sequential`` -- block cross-entropy (one call on win[:−1]) vs sequential NLL
   (one call per prefix) per token, per prompt and pooled, with position buckets (spec D, S1);
 * ``order_parameter`` -- RMS(X₁ − X₂), m_rms, m_signed (and the one-sided m_first) between

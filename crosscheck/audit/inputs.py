@@ -21,7 +21,7 @@ from .gaudit_inputs import read_g_file
 
 DEFAULT_PROMPT_LEN = 16
 DEFAULT_PROMPT_SEED = 0
-BACKENDS = ("float64", "float32", "mp")
+BACKENDS = ("float64", "float32", "mp", "arb")
 
 TOKENS_HELP = """\
 Token files hold integer token ids (no tokenizer): either JSON -- a list of ints (one
@@ -33,7 +33,7 @@ Every id must lie in [0, vocab_size); id 0 is [PAD] (masked as a key and as a ta
 def check_options(opts) -> None:
     """The numeric and choice options of an :class:`~crosscheck.audit.run.AuditOptions`."""
     if opts.backend not in BACKENDS:
-        raise PlgaError(f"--backend {opts.backend}: expected float64, float32 or mp")
+        raise PlgaError(f"--backend {opts.backend}: expected float64, float32, mp or arb")
     for name, v, lo in (("--dps", opts.dps, 1), ("--hp-dps", opts.hp_dps, 15),
                         ("--jobs", opts.jobs, 1)):
         if not isinstance(v, int) or v < lo:

@@ -236,10 +236,27 @@ def _gcache_summary(g: dict, L: int) -> list:
     return md
 
 
+def _gcache_kind(g: dict) -> str:
+    """How the criterion was decided: Arb enclosures (with the bounds) or float estimates."""
+    recs = [x for x in g["per_prompt"] if x.get("d")]
+    if not (recs and g["summary"].get("certified")):
+        return ("The criterion is a floating-point estimate (from the backend's values; "
+                "--backend arb certifies it).")
+    rows = [[x["prompt"], _f(x.get("max_d_upper"), ".6g"), _f(x.get("min_margin_lower"), ".6g"),
+             _f(x.get("sufficient")),
+             (x.get("null_reasons") or {}).get("sufficient", "decided")] for x in recs]
+    return ("The criterion is certified (Arb enclosures): every logit is a ball containing the "
+            "exact value; true only when 2·(upper bound of max d) < (lower bound of min margin), "
+            "false only when 2·(lower bound of max d) ≥ (upper bound of min margin), else null "
+            "(undecided at this precision). The d and margin columns are the balls' midpoints.\n\n"
+            + _table(["prompt", "max d ≤", "min margin ≥", "2·max d < min margin", "decision"],
+                     rows))
+
+
 def _gcache(r: dict) -> list:
     g = r["gcache"]
     md = ["", "## 5. G-cache fidelity: KV+G-cached vs uncached greedy decoding (spec D, G; "
-          "spec B)", "", _GCACHE_TEXT, ""]
+          "spec B)", "", _GCACHE_TEXT, "", _gcache_kind(g), ""]
     md.append(_table(["prompt", "steps", "max d", "min margin", "2·max d < min margin",
                       "tokens identical", "first divergence", "max ε_G"],
                      [_gcache_row(x) for x in g["per_prompt"]]))

@@ -49,8 +49,12 @@ AGGREGATION = {
     "dag": "Per (prompt, layer, head); by_layer: mean/min/max over prompts × heads.",
     "gcache": "Per prompt: --steps greedy steps. The criterion, max d and min margin are per "
               "prompt; the summary takes max d and min margin over prompts, and 'all_sufficient' "
-              "requires the criterion for every prompt. ε_G and max|ΔG| per layer are maxima "
-              "over steps (and prompts in the summary).",
+              "requires the criterion for every prompt (on --backend arb it is certified: "
+              "decided by rigorous bounds of the balls, null when they do not decide it). ε_G "
+              "and max|ΔG| per layer are maxima over steps (and prompts in the summary).",
+    "arb": "With --backend arb every statistic except the G-cache criterion is computed from "
+           "the balls' midpoints (float64, rounded to nearest); the G-cache criterion and the "
+           "Perron/determinant certificates use the enclosures themselves.",
     "block_vs_sequential": "Per prompt (a window): per-token gap = (−log p_seq) − (−log p_block) "
                            "over non-pad targets. The aggregate pools all non-pad targets of all "
                            "prompts (token-weighted), position buckets pool by row index t (row "
@@ -85,7 +89,7 @@ class AuditOptions:
     gcache: Path | None = None         # a G list: run the constant-operator (v510Gi) model
     attn_implementation: str | None = None   # HF folders: "sdpa" (default) or "eager"
     backend: str = "float64"
-    dps: int = 50                      # digits of the mp backend
+    dps: int = 50                      # digits of the mp and arb backends
     hp_dps: int = 30                   # digits of Perron report and determinants
     out: Path | None = None
     steps: int = 8
@@ -136,6 +140,7 @@ class _Sections:
 
 
 def _to_f64(ops):
+    """Operators as float64 for the statistics (arb: the balls' midpoints, rounded to nearest)."""
     return [[{k: to_float64(v) for k, v in layer.items()} for layer in p] for p in ops]
 
 
@@ -163,7 +168,7 @@ def _head(opts, model, ckpt, sha, cfg_source, warnings, prompts, source, prompts
         "config": {**cfg.to_dict(), "d_k": cfg.d_k, "num_parameters": pyref.num_parameters(cfg)},
         "config_source": cfg_source,
         "backend": opts.backend,
-        "dps": opts.dps if opts.backend == "mp" else None,
+        "dps": opts.dps if opts.backend in ("mp", "arb") else None,
         "hp_dps": opts.hp_dps,
         "versions": versions(),
         "options": {"steps": opts.steps, "perron": opts.perron,
@@ -248,7 +253,7 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
     L, H = cfg.num_layers, cfg.num_heads
     log(f"plga audit: {ckpt} (sha256 {sha[:16]}…), L={L}, H={H}, d_k={cfg.d_k}, d={cfg.d_model}, "
         f"V={cfg.vocab_size}; backend {opts.backend}"
-        + (f" at {opts.dps} digits" if opts.backend == "mp" else "")
+        + (f" at {opts.dps} digits" if opts.backend in ("mp", "arb") else "")
         + f"; {len(prompts)} prompt(s) of length {', '.join(str(len(p)) for p in prompts)}")
 
     run, prog = _Sections(timing, log), opts.progress
