@@ -31,8 +31,15 @@ Modules (each imports only the ones above it):
 * :mod:`pyref.attention` -- the multi-head sublayer and the operator sources (learned,
   constant, identity) that make the model variants;
 * :mod:`pyref.model` -- ``PLDRModel``, ``ConstantGModel``, ``SDPAModel``;
-* :mod:`pyref.losses`, :mod:`pyref.analysis`; :mod:`pyref.variants` holds the
-  neighbouring mechanisms (KLA, Gated DeltaNet/KDA, mHC, Attention Residuals).
+* :mod:`pyref.losses`, :mod:`pyref.analysis` (with :mod:`pyref.arb_linalg`: Arb enclosures of
+  determinants and the Perron pair); :mod:`pyref.variants` holds the neighbouring mechanisms
+  (KLA, Gated DeltaNet/KDA, mHC, Attention Residuals);
+* :mod:`pyref.semantics` -- the v510 code's forward behaviours vs the Hugging Face port's;
+* reading what the authors distribute: :mod:`pyref.loading` (``open_checkpoint``, the one door
+  that ``PLDRModel.load`` uses), :mod:`pyref.torchfile` (``.pth`` and pickled tensor lists
+  without torch, no pickle code run), :mod:`pyref.hf` (Hugging Face port folders),
+  :mod:`pyref.hparams` / :mod:`pyref.hparams_ast` (the config from tensor shapes and the
+  authors' hyperparameter files), :mod:`pyref.tokenizer` (SentencePiece prompts).
 """
 from . import (
     analysis,
