@@ -51,7 +51,7 @@ from .generate import GenMutant, generate, pyref_dir
 from .pool import Chain, Job, run_chains
 from .scope import SKIPPED_FUNCTIONS, SKIPPED_MODULES, TEST_SCORED, check_test_scored
 from .snapshot import NotTheCopyError, import_mutated
-from .testrun import baseline_ok, pytest_run, repo_root
+from .testrun import baseline_ok, line_tracer, pytest_run, repo_root
 
 PROFILE, SEED = "ci", 0
 STATUSES = ("killed", "killed-by-timeout", "survived", "not-covered", "equivalent")
@@ -84,22 +84,8 @@ def _traced_run(name: str, backend: str, examples: int | None) -> dict:
     """(In a child) run one property under a line tracer restricted to pyref's frames."""
     import_root = str(Path(sys.modules["pyref"].__file__).parent) + os.sep
     hits: set[tuple[str, int]] = set()
-    wanted: dict[str, bool] = {}
-
-    def local(frame, event, arg):
-        if event == "line":
-            hits.add((frame.f_code.co_filename, frame.f_lineno))
-        return local
-
-    def hook(frame, event, arg):
-        fn = frame.f_code.co_filename
-        keep = wanted.get(fn)
-        if keep is None:
-            keep = wanted[fn] = fn.startswith(import_root)
-        return local if keep else None
-
     prop = load_properties()[name]
-    sys.settrace(hook)
+    sys.settrace(line_tracer(import_root, hits))
     try:
         r = _run(run_property, prop, backend, examples)
     finally:

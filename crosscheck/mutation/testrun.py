@@ -66,7 +66,7 @@ class _Outcomes:
                                 f"collection: {self._message(report)}"])
 
 
-def _tracer(root: str, hits: set):
+def line_tracer(root: str, hits: set):
     """A global trace hook recording (file, line) of the frames under ``root`` only."""
     wanted: dict[str, bool] = {}
 
@@ -105,7 +105,7 @@ def pytest_run(m, base: Path, work: Path, tests: tuple[str, ...], trace: bool = 
     args = [node_path(t, root) for t in tests] + list(PYTEST_ARGS) + [
         f"--rootdir={root}", f"--basetemp={work / 'pytest-tmp'}"]
     if trace:
-        sys.settrace(_tracer(str(dst) + os.sep, hits))
+        sys.settrace(line_tracer(str(dst) + os.sep, hits))
     try:
         code = pytest.main(args, plugins=[outcomes])
     finally:
