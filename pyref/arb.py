@@ -86,17 +86,25 @@ def decimal(x):
 _v_exact = np.frompyfunc(exact, 1, 1)
 
 
-def to_arb(a) -> np.ndarray:
-    """An array-like as an object array of arb balls (exact, see :func:`exact`)."""
+def object_array(a, convert, backend: str, kinds: str) -> np.ndarray:
+    """An array-like as an object array of ``convert(entry)`` (the exact scalar conversion of
+    the ``mp`` and ``arb`` backends): floats are widened exactly to float64 first; dtypes whose
+    kind is not in ``kinds`` (nor object) are refused naming the backend."""
     a = np.asarray(a)
-    if a.dtype != object and a.dtype.kind not in "fiuU":
-        raise ValueError(f"backend 'arb': cannot convert dtype {a.dtype} to arb")
+    if a.dtype != object and a.dtype.kind not in kinds:
+        raise ValueError(f"backend {backend!r}: cannot convert dtype {a.dtype} "
+                         f"to {'arb' if backend == 'arb' else 'mpf'}")
     if a.dtype.kind == "f":
         a = a.astype(np.float64)   # exact widening
     out = np.empty(a.shape, dtype=object)
     if a.size:
-        out[...] = _v_exact(a)
+        out[...] = convert(a)
     return out
+
+
+def to_arb(a) -> np.ndarray:
+    """An array-like as an object array of arb balls (exact, see :func:`exact`)."""
+    return object_array(a, _v_exact, "arb", "fiuU")
 
 
 # ================================================================================ weights

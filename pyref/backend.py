@@ -208,15 +208,7 @@ class Backend:
         if self.is_arb:
             return arbmod.to_arb(x)
         if self.is_mp:
-            a = np.asarray(x)
-            if a.dtype != object and a.dtype.kind not in "fiu":
-                raise ValueError(f"backend 'mp': cannot convert dtype {a.dtype} to mpf")
-            if a.dtype.kind == "f":
-                a = a.astype(np.float64)  # exact widening
-            out = np.empty(a.shape, dtype=object)
-            if a.size:
-                out[...] = _v_mpf_exact(a)
-            return out
+            return arbmod.object_array(x, _v_mpf_exact, "mp", "fiu")
         a = np.asarray(x)
         if a.dtype == object:
             a = _v_float(a).astype(np.float64)

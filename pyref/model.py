@@ -344,16 +344,24 @@ class PLDRModel:
         B, S = tok.shape
         with b.context():
             kv, gc = self._prepare_caches(b, kvcache, gcache, B, S)
-            P = self.backend_params(b)
             mask = causal_pad_mask(tok) if kv is None else None                  # [B,1,S,S]
-            x = P.embedding[tok] * b.sqrt(b.const(c.d_model))                      # [B,S,d]
-            x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
-            x, deductive, new_kv, new_gc = self._layers(b, P, x, B, mask, kv, gc)
-            logits = linear(b, x, P.head_W, P.head_b)                              # [B,S,V]
-            if b.is_arb:
-                check_width(logits, "forward: the logits", b.dps)
-            elif not np.all(b.isfinite(logits)):
-                raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
+            return self._run(b, tok, mask, kv, gc)
+
+    def _run(self, b, tok, mask, kv, gc, port=None) -> ForwardOutput:
+        """Embedding ``LN_emb(emb[tok]·√d)``, the decoder stack and the output head on checked
+        tokens [B, S] (inside ``b.context()``); ``port`` = (semantics, positions) or None."""
+        c = self.config
+        P = self.backend_params(b)
+        x = P.embedding[tok] * b.sqrt(b.const(c.d_model))                          # [B,S,d]
+        x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
+        x, deductive, new_kv, new_gc = self._layers(b, P, x, tok.shape[0], mask, kv, gc, port)
+        if port is not None and port[0].gcache_batch == "sample0" and self.variant == "plga":
+            new_gc = [[g[0][:1], g[1][:1]] for g in new_gc]
+        logits = linear(b, x, P.head_W, P.head_b)                                  # [B,S,V]
+        if b.is_arb:
+            check_width(logits, "forward: the logits", b.dps)
+        elif not np.all(b.isfinite(logits)):
+            raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
         return ForwardOutput(logits=logits, deductive=deductive, kvcache=new_kv,
                              gcache=new_gc if self.variant == "plga" else None, hidden=x, backend=b)
 
@@ -404,19 +412,7 @@ class PLDRModel:
                 mask = port_causal_mask(S, T0, am)                                 # bool or None
             else:
                 mask = causal_pad_mask(tok) > 0 if kv is None else None
-            P = self.backend_params(b)
-            x = P.embedding[tok] * b.sqrt(b.const(c.d_model))                      # [B,S,d]
-            x = layer_norm(b, x, P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps)
-            x, deductive, new_kv, new_gc = self._layers(b, P, x, B, mask, kv, gc, (sem, pos))
-            if sem.gcache_batch == "sample0" and self.variant == "plga":
-                new_gc = [[g[0][:1], g[1][:1]] for g in new_gc]
-            logits = linear(b, x, P.head_W, P.head_b)                              # [B,S,V]
-            if b.is_arb:
-                check_width(logits, "forward: the logits", b.dps)
-            elif not np.all(b.isfinite(logits)):
-                raise ValueError(f"forward ({b.name}): the logits overflowed to non-finite values")
-        return ForwardOutput(logits=logits, deductive=deductive, kvcache=new_kv,
-                             gcache=new_gc if self.variant == "plga" else None, hidden=x, backend=b)
+            return self._run(b, tok, mask, kv, gc, (sem, pos))
 
     __call__ = forward
 

@@ -5,7 +5,7 @@ layer, one per-head table per layer, the Perron reports and the plots."""
 from __future__ import annotations
 
 from .output import plots_markdown
-from .render import _f, _table
+from .render import _f, _table, header_md
 
 
 def _mmm(s: dict, fmt=".3g") -> str:
@@ -34,15 +34,9 @@ def _header(r: dict) -> list:
         ["time", f"{t['total']:.1f} s total; "
                  + ", ".join(f"{k} {v:.1f} s" for k, v in t.items() if k != "total")],
     ]
-    md = ["# PLGA G-list audit (constant operators G, spec B and D)", "",
-          _table(["field", "value"], rows)]
-    if r["warnings"]:
-        md += ["", "**Warnings:** " + "; ".join(r["warnings"])]
-    md += ["", "## What each statistic means", ""]
-    md += [f"- **{k}**: {v}" for k, v in r["definitions"].items()]
-    md += ["- Per layer: mean [min, max] over heads. A `—` marks an undefined statistic (null in "
-           "audit-g.json with its reason in the record's `null_reasons`)."]
-    return md
+    md = header_md("PLGA G-list audit (constant operators G, spec B and D)", rows, r,
+                   "What each statistic means", r["definitions"], "audit-g.json")
+    return md[:-1] + ["- Per layer: mean [min, max] over heads.", md[-1]]
 
 
 def _identity(r: dict) -> list:

@@ -27,6 +27,19 @@ def _table(header, rows):
     return "\n".join(out)
 
 
+def header_md(title: str, rows: list, r: dict, notes_title: str, notes: dict,
+              null_file: str) -> list:
+    """The opening of an audit report: title, the field/value table (``rows``), the warnings of
+    record ``r``, and the definitions section ``notes`` with the closing note on nulls."""
+    md = [f"# {title}", "", _table(["field", "value"], rows)]
+    if r["warnings"]:
+        md += ["", "**Warnings:** " + "; ".join(r["warnings"])]
+    md += ["", f"## {notes_title}", ""]
+    md += [f"- **{k}**: {v}" for k, v in notes.items()]
+    return md + [f"- A `—` marks a statistic that is undefined (null in {null_file}, with its "
+                 "reason in the record's `null_reasons`)."]
+
+
 def _mean_max(s) -> str:
     """A summary {mean, max, ...} as the cell "mean (max)"."""
     return f"{_f(s['mean'])} ({_f(s['max'])})"
@@ -88,14 +101,8 @@ def _header(r: dict) -> list:
         ["time", f"{t['total']:.1f} s total; "
                  + ", ".join(f"{k} {val:.1f} s" for k, val in t.items() if k not in ("total",))],
     ]
-    md = ["# PLGA checkpoint audit", "", _table(["field", "value"], rows)]
-    if r["warnings"]:
-        md += ["", "**Warnings:** " + "; ".join(r["warnings"])]
-    md += ["", "## What was aggregated and how", ""]
-    md += [f"- **{k}**: {val}" for k, val in r["aggregation"].items()]
-    md += ["- A `—` marks a statistic that is undefined (null in audit.json, with its reason in "
-           "the record's `null_reasons`)."]
-    return md
+    return header_md("PLGA checkpoint audit", rows, r, "What was aggregated and how",
+                     r["aggregation"], "audit.json")
 
 
 # ============================================================================== sections
