@@ -87,12 +87,18 @@ def check_tokens(tokens, vocab_size, what="tokens"):
         raise ValueError(f"{what}: expected shape [batch, S], got {t.shape}")
     if t.shape[0] < 1 or t.shape[1] < 1:
         raise ValueError(f"{what}: empty batch or sequence, shape {t.shape}")
-    bad = (t < 0) | (t >= vocab_size)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    idx = _first_outside(t, vocab_size)
+    if idx is not None:
         raise ValueError(f"{what}: token id {int(t[idx])} at index {idx} is out of range [0, "
                          f"{vocab_size})")
     return t.astype(np.int64)
+
+
+def _first_outside(a: np.ndarray, stop: int):
+    """The index (tuple) of the first entry of the integer array ``a`` outside [0, stop), or
+    None."""
+    bad = (a < 0) | (a >= stop)
+    return tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
 
 
 def check_operator_shape(name, M, config, B):
@@ -221,9 +227,8 @@ def check_position_ids(pos, B, S, max_seq_len, what="position_ids"):
         a = a[None, :]
     if a.ndim != 2 or a.shape[1] != S or a.shape[0] not in (1, B):
         raise ValueError(f"{what}: expected shape [{B} or 1, {S}], got {np.shape(pos)}")
-    bad = (a < 0) | (a >= max_seq_len)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    idx = _first_outside(a, max_seq_len)
+    if idx is not None:
         raise ValueError(f"{what}: position {int(a[idx])} at index {idx} is out of range "
                          f"[0, {max_seq_len}) (max_seq_len: the port's RoPE table length)")
     return a.astype(np.int64)

@@ -238,15 +238,24 @@ def _record(m: GenMutant) -> dict:
     return rec
 
 
-def _outcome(rec: dict, res: dict, n_selected: int, budget: float) -> None:
-    rec.update(seconds=res.get("seconds"), properties_selected=n_selected,
-               properties_run=len(res.get("runs", [])))
+def _timeout_or_error(rec: dict, res: dict, budget: float) -> bool:
+    """Record a run that timed out (killed) or whose runner failed (survived); True if so."""
     if res.get("timeout"):
         rec.update(status="killed-by-timeout", killed_by=None,
                    why=f"no result within {budget:.0f} s")
     elif "error" in res:
         rec.update(status="survived", killed_by=None, why=f"runner error: {res['error']}")
-    elif res.get("killed_by"):
+    else:
+        return False
+    return True
+
+
+def _outcome(rec: dict, res: dict, n_selected: int, budget: float) -> None:
+    rec.update(seconds=res.get("seconds"), properties_selected=n_selected,
+               properties_run=len(res.get("runs", [])))
+    if _timeout_or_error(rec, res, budget):
+        return
+    if res.get("killed_by"):
         rec.update(status="killed", killed_by=res["killed_by"], backend=res.get("backend"),
                    why=res.get("why", ""))
     else:
@@ -260,12 +269,9 @@ def _test_outcome(rec: dict, res: dict, budget: float) -> None:
     pytest exit without a failure counts as survived."""
     rec.update(seconds=res.get("seconds"), tests_passed=res.get("passed"))
     failed = res.get("failed") or []
-    if res.get("timeout"):
-        rec.update(status="killed-by-timeout", killed_by=None,
-                   why=f"no result within {budget:.0f} s")
-    elif "error" in res:
-        rec.update(status="survived", killed_by=None, why=f"runner error: {res['error']}")
-    elif res.get("killed_by"):
+    if _timeout_or_error(rec, res, budget):
+        return
+    if res.get("killed_by"):
         rec.update(status="killed", killed_by=res["killed_by"], why=res.get("why", ""))
     elif failed:
         rec.update(status="killed", killed_by=failed[0][0], why=failed[0][1])
