@@ -127,8 +127,9 @@ def _do_fuzz(args) -> bool:
     for r in results:
         flag = "ok  " if r.ok else "FAIL"
         print(f"  {flag} {r.prop:<38} {r.backend:<8} {r.examples:>5} ex  {r.met:>5} met  "
-              f"max dev {r.max_dev:.2e} (bound {r.bound_at_max:.2e})  {r.seconds:5.1f} s",
-              flush=True)
+              f"max dev {r.max_dev:.2e} (bound {r.bound_at_max:.2e})  {r.seconds:5.1f} s"
+              + ("  arb " + " ".join(f"{k} {n}" for k, n in sorted(r.verdicts.items()))
+                 if r.verdicts else ""), flush=True)
         if not r.ok:
             print(f"       counterexample: {r.counterexample}", flush=True)
     write_json(_reports_dir(args) / "fuzz-results.json", {

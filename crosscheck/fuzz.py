@@ -2,13 +2,17 @@
 
 Profiles (examples per property and backend, before a property's ``cost`` factor):
 
-==========  =======  =====  =====================================================
-profile     float64  mp     what it is for
-==========  =======  =====  =====================================================
-ci          200      60     the test suite and the mutation score (~3 min, 1 core)
-dev         1000     300    before a commit touching pyref or a property (5x ci)
-thorough    4000     1200   a release or a new theorem family (20x ci, ~1 h)
-==========  =======  =====  =====================================================
+==========  =======  =====  ===  ================================================
+profile     float64  mp     arb  what it is for
+==========  =======  =====  ===  ================================================
+ci          200      60     20   the test suite and the mutation score (~3 min, 1 core)
+dev         1000     300    100  before a commit touching pyref or a property (5x ci)
+thorough    4000     1200   400  a release or a new theorem family (20x ci, ~1 h)
+==========  =======  =====  ===  ================================================
+
+``arb`` runs the properties on Arb balls at ``MP_DPS`` digits with rigorous verdicts
+(:mod:`crosscheck.arbcheck`): each example is certified, non-refuted, undecided (a failure:
+more digits needed) or refuted; the result counts them.
 
 Runs are deterministic given ``seed`` (Hypothesis' ``seed``, no example database).
 For every property and backend the result records the examples run, how many met the
@@ -28,9 +32,9 @@ from tqdm import tqdm
 from .properties import load_properties
 from .registry import Outcome, Property
 
-PROFILES = {"ci": {"float64": 200, "float32": 200, "mp": 60},
-            "dev": {"float64": 1000, "float32": 1000, "mp": 300},
-            "thorough": {"float64": 4000, "float32": 4000, "mp": 1200}}
+PROFILES = {"ci": {"float64": 200, "float32": 200, "mp": 60, "arb": 20},
+            "dev": {"float64": 1000, "float32": 1000, "mp": 300, "arb": 100},
+            "thorough": {"float64": 4000, "float32": 4000, "mp": 1200, "arb": 400}}
 MP_DPS = 50
 
 
@@ -48,6 +52,9 @@ class RunResult:
     counterexample: str = ""
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: arb runs: examples (meeting the hypotheses) per rigorous verdict (:mod:`..arbcheck`;
+    #: an example with no ball sub-check counts as non-refuted); empty for mp/float64
+    verdicts: dict[str, int] = field(default_factory=dict)
 
     @property
     def met_fraction(self) -> float:
@@ -56,7 +63,7 @@ class RunResult:
 
 def run_property(p: Property, backend: str, profile: str = "ci", seed: int = 0,
                  examples: int | None = None, shrink: bool = True) -> RunResult:
-    """Run property ``p`` on ``backend`` ("mp" at 50 digits, or "float64").
+    """Run property ``p`` on ``backend`` ("mp" or "arb" at 50 digits, or "float64").
 
     ``shrink=False`` reports the first failing input unshrunk (the mutation runner needs only
     the verdict; shrinking costs up to 100x the run)."""
@@ -77,6 +84,9 @@ def run_property(p: Property, backend: str, profile: str = "ci", seed: int = 0,
         res.examples += 1
         if out.met:
             res.met += 1
+            if backend == "arb":
+                v = out.verdict or ("nonrefuted" if out.ok else "refuted")
+                res.verdicts[v] = res.verdicts.get(v, 0) + 1
             if out.dev >= res.max_dev:
                 res.max_dev, res.bound_at_max = float(out.dev), float(out.bound)
         if out.note and out.note not in res.notes:

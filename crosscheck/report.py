@@ -9,6 +9,7 @@ import platform
 import time
 from pathlib import Path
 
+from .arbcheck import VERDICTS
 from .fsutil import write_atomic
 from .justifications import coverage
 from .properties import load_properties
@@ -52,7 +53,8 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
     for r in fuzz_results:
         per_prop.setdefault(r.prop, {})[r.backend] = {
             "examples": r.examples, "met": r.met, "max_dev": r.max_dev, "bound": r.bound_at_max,
-            "ok": r.ok, "counterexample": r.counterexample, "seconds": round(r.seconds, 2)}
+            "ok": r.ok, "counterexample": r.counterexample, "seconds": round(r.seconds, 2),
+            **({"verdicts": dict(r.verdicts)} if getattr(r, "verdicts", None) else {})}
     rows = []
     for name, info in locked_theorems(lock).items():
         ax = axioms.get(name, {})
@@ -74,7 +76,7 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
                     "with_property": sum(bool(r["properties"]) for r in rows),
                     "properties": len(props), "property_runs": len(fuzz_results),
                     "property_runs_ok": sum(r.ok for r in fuzz_results), "fuzz_ok": props_ok,
-                    "audit_ok": audit_ok},
+                    "audit_ok": audit_ok, "arb": _arb_summary(fuzz_results, props)},
         "theorems": rows,
         "properties": {n: {"theorems": p.theorems, "paper": p.paper, "doc": p.doc,
                            "runs": per_prop.get(n, {})}
@@ -83,6 +85,51 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
         "mutation": mutation or {},
         "generated_mutation": _generated_summary(generated) if generated else {},
     }
+
+
+def _arb_summary(fuzz_results, props) -> dict:
+    """The arb column (:mod:`crosscheck.arbcheck`): properties declaring arb, the excluded ones
+    with their one-line reasons, and the examples per rigorous verdict over the arb runs."""
+    verdicts = {v: 0 for v in VERDICTS}
+    runs = [r for r in fuzz_results if r.backend == "arb"]
+    for r in runs:
+        for v, n in (getattr(r, "verdicts", None) or {}).items():
+            verdicts[v] = verdicts.get(v, 0) + n
+    return {"properties": sum("arb" in p.backends for p in props.values()),
+            "excluded": {n: p.no_arb for n, p in props.items() if p.no_arb},
+            "runs": len(runs), "runs_ok": sum(r.ok for r in runs), "verdicts": verdicts}
+
+
+def _arb_cell(runs: dict) -> str:
+    """certified / non-refuted / undecided (+ refuted) examples of one property's arb run."""
+    a = runs.get("arb")
+    if not a:
+        return "—"
+    v = a.get("verdicts") or {}
+    cell = f"{v.get('certified', 0)} / {v.get('nonrefuted', 0)} / {v.get('undecided', 0)}"
+    return cell + (f" / **{v['refuted']} refuted**" if v.get("refuted") else "")
+
+
+def _arb_section(s: dict) -> list[str]:
+    """The "Arb runs" section: what the verdicts mean, the totals and the exclusions."""
+    a = s.get("arb") or {}
+    if not a:
+        return []
+    v = a.get("verdicts", {})
+    L = ["## Arb runs (rigorous verdicts)", "",
+         "Every property declaring mp also runs on Arb balls at the same digits "
+         "(`crosscheck/arbcheck.py`): an example is *certified* when every sub-check's ball lies "
+         "on the right side, *non-refuted* when a ball of an exact zero (an equality, or a "
+         "violation that is 0) contains 0 and is below 10^-25·scale wide (or a sub-check has no "
+         "ball), *undecided* (a failure: more digits needed) or *refuted* (a certain violation).",
+         "",
+         f"* Properties on arb: **{a.get('properties', 0)}**; arb runs passing "
+         f"{a.get('runs_ok', 0)}/{a.get('runs', 0)}; examples certified / non-refuted / undecided"
+         f" / refuted: {v.get('certified', 0)} / {v.get('nonrefuted', 0)} / "
+         f"{v.get('undecided', 0)} / {v.get('refuted', 0)}.",
+         "* Not on arb (mp properties excluded, with the reason):"]
+    L += [f"  * `{n}`: {why}" for n, why in a.get("excluded", {}).items()] or ["  * none"]
+    return L + [""]
 
 
 def _generated_summary(gen: dict) -> dict:
@@ -193,6 +240,7 @@ def write(report: dict, out_dir: Path) -> None:
         L += [f"* Generated-mutant score: **{100 * t['score']:.1f}%** of "
               f"{t['mutants'] - t['equivalent']} non-equivalent mutants killed{split} (see "
               "[Generated mutants](#generated-mutants)).", ""]
+    L += _arb_section(s)
     certs = report.get("certificates") or {}
     if certs:
         L += ["## Certificates (interval arithmetic)",
@@ -209,27 +257,31 @@ def write(report: dict, out_dir: Path) -> None:
                  f"and audited, {with_prop} with a cross-check property "
                  f"({100 * with_prop // max(len(names), 1)}%)")
     L += ["", "## Per theorem", "",
-          "| theorem | paper | kernel-checked | axioms | property | examples (mp / f64) "
-          "| max dev (mp / f64) |",
-          "|---|---|---|---|---|---|---|"]
+          "| theorem | paper | kernel-checked | axioms | property | examples (mp / f64 / arb) "
+          "| max dev (mp / f64) | arb: certified / non-refuted / undecided |",
+          "|---|---|---|---|---|---|---|---|"]
     for r in report["theorems"]:
         ax = ", ".join(r["axioms"]) if r["axioms"] else ("none" if r["axioms"] == [] else "—")
         kc = {True: "yes", False: "NO", None: "—"}[r["kernel_checked"]]
         if r["properties"]:
             for p, runs in r["properties"].items():
                 ex = " / ".join(str(runs.get(b, {}).get("examples", "—"))
-                                for b in ("mp", "float64"))
+                                for b in ("mp", "float64", "arb"))
                 dv = " / ".join(_fmt(runs.get(b, {}).get("max_dev")) for b in ("mp", "float64"))
                 bad = any(not v.get("ok", True) for v in runs.values())
                 L.append(f"| `{r['theorem']}` | {r['paper']} | {kc} | {ax} | "
-                         f"`{p}`{' **FAILED**' if bad else ''} | {ex} | {dv} |")
+                         f"`{p}`{' **FAILED**' if bad else ''} | {ex} | {dv} | "
+                         f"{_arb_cell(runs)} |")
         else:
             L.append(f"| `{r['theorem']}` | — | {kc} | {ax} | justification: "
-                     f"{r['justification'] or '**MISSING**'} | — | — |")
+                     f"{r['justification'] or '**MISSING**'} | — | — | — |")
     L += ["", "## Properties", ""]
     for n, p in report["properties"].items():
         runs = "; ".join(f"{b}: {v['examples']} ex, {v['met']} met hypotheses, max dev "
                          f"{v['max_dev']:.2e} ≤ {v['bound']:.2e}"
+                         + (", verdicts " + ", ".join(f"{k} {c}" for k, c in
+                                                     v["verdicts"].items())
+                            if v.get("verdicts") else "")
                          + ("" if v["ok"] else f", FAILED: {v['counterexample']}")
                          for b, v in p["runs"].items())
         L.append(f"* `{n}` ({p['paper']}) — {p['doc'].splitlines()[0] if p['doc'] else ''} "

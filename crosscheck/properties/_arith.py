@@ -13,14 +13,22 @@ Tolerances are derived, not tuned:
   with ``γ_k = k u / (1 − k u)``, ``u = 2^-53``; comparing two evaluations doubles it.
   :func:`fp_bound` returns ``2 γ_k T`` for the ``k`` roundings along the longest chain and
   the absolute-value expression ``T`` (computed by the property, e.g. ``|A||B||C|``).
+* ``arb`` (balls at the mp digits) has no round-off allowance: :func:`bound` returns the
+  :class:`crosscheck.arbcheck.Tol` ``(0, t)`` (the statement's exact claim, with the tightness
+  threshold ``t = 10^-(dps/2)·T`` for non-refutation), :func:`maxabs` a ball containing
+  ``max |x|`` (a hull, never numpy's ``max`` of balls); the verdict is
+  :func:`crosscheck.arbcheck.ball_verdict`'s.
 """
 
 from __future__ import annotations
 
 import mpmath
 import numpy as np
+from flint import arb
 
 import pyref
+
+from ..arbcheck import ARB_DPS, Tol, maxabs_ball, tightness, upper_float
 
 U64 = 2.0 ** -53
 
@@ -37,7 +45,15 @@ def mp_bound(T) -> float:
     return 1e-40 * max(1.0, float(np.max(T)) if np.size(T) else 1.0)
 
 
-def bound(backend: str, k: int, T) -> float:
+def arb_bound(T) -> Tol:
+    """The arb bound: the statement's exact claim ``dev ≤ 0`` with tightness ``10^-25·T`` (the
+    size ``T`` only moves the non-refuted/undecided line, never a certificate or refutation)."""
+    return Tol(0, tightness(upper_float(T) if np.size(T) else 1.0, ARB_DPS))
+
+
+def bound(backend: str, k: int, T):
+    if backend == "arb":
+        return arb_bound(T)
     return mp_bound(T) if backend == "mp" else fp_bound(k, T)
 
 
@@ -48,9 +64,13 @@ def conv(backend: str, dps: int, *arrays):
         return [b.asarray(a) for a in arrays]
 
 
-def maxabs(x) -> float:
-    """max |x| as a float64 (works on object arrays of mpf)."""
-    a = pyref.to_float64(np.abs(np.asarray(x)))
+def maxabs(x):
+    """max |x| as a float64 (works on object arrays of mpf); arb balls: a ball containing it
+    (:func:`crosscheck.arbcheck.maxabs_ball`)."""
+    a = np.asarray(x)
+    if a.dtype == object and any(isinstance(v, arb) for v in a.ravel()):
+        return maxabs_ball(a)
+    a = pyref.to_float64(np.abs(a))
     return float(np.max(a)) if a.size else 0.0
 
 

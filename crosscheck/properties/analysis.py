@@ -324,7 +324,7 @@ def cache_deviation_matches_spec(ex, backend, dps):
     g, cached, unc, Gp, Gs = _cache_ingredients(model, prompt, steps, backend, dps)
     ch = Checks()
     ch.exact("tokens = the cached greedy run", int(not np.array_equal(cd.tokens, g.tokens)))
-    conv_u = U64 if backend == "mp" else 0.0
+    conv_u = U64 if backend in ("mp", "arb") else 0.0   # arb: its balls rounded to float64 too
     scale = max((float(np.max(np.abs(pyref.to_float64(x)))) for x in cached + unc), default=0.0)
     sizes = [int(np.size(G)) for G in Gp]
     with mpmath.workdps(REF_DPS):

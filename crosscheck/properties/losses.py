@@ -50,7 +50,7 @@ def _lp_bound(backend, row, i):
     m = max(row)
     z = [abs(x - m) for x in row]
     logV = math.log(V)
-    if backend == "mp":
+    if backend in ("mp", "arb"):
         return MP * (float(z[i]) + logV + 1)
     theta = (8 + float(max(z))) * U64 * (1 + 1e-6)
     return ((2 * float(z[i]) + 9 * logV) * U64 - math.log1p(-(theta + gamma(V))))
@@ -76,8 +76,9 @@ def _compare(ch: Checks, backend, logits, targets, got, ref, what: str):
             if mk:
                 n, tot_err, tot_abs = n + 1, tot_err + bnd, tot_abs + abs(v)
     if loss is not None:
-        lb = (tot_err + (MP if backend == "mp" else gamma(n)) * tot_abs) / n
-        lb += (MP if backend == "mp" else U64) * abs(loss)
+        exact_arith = backend in ("mp", "arb")
+        lb = (tot_err + (MP if exact_arith else gamma(n)) * tot_abs) / n
+        lb += (MP if exact_arith else U64) * abs(loss)
         ch.le(f"{what}: loss = −Σ m·lp/Σ m", abs(mpmath.mpf(got.loss) - loss), lb)
 
 

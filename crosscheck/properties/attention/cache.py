@@ -179,8 +179,11 @@ def converse_witness_components(ex, backend, dps):
     with mpmath.workdps(60):
         ref = 1 / (1 + mpmath.exp(-1)) + (b.const(eps) if b.is_mp else mpmath.mpf(float(e)))
     with b.context():
-        ref_b = +ref if b.is_mp else float(ref)
-        approx_dev = abs(float(M1[0, 0] - ref_b))
+        if b.is_arb:   # the ball of σ(1) + ε itself: |M1 − ref| is a ball containing the error
+            approx_dev = abs(M1[0, 0] - (b.sigmoid(np.array([1.0]))[0] + e))
+        else:
+            ref_b = +ref if b.is_mp else float(ref)
+            approx_dev = abs(float(M1[0, 0] - ref_b))
     if exact_dev != 0:
         return Outcome(exact_dev + approx_dev, 0.0, note="exact part nonzero")
     return Outcome(approx_dev + float(M0[0, 0] == M1[0, 0]), bound(backend, 6, 1 + eps))

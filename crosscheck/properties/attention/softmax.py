@@ -145,7 +145,7 @@ def causal_mask_weights(ex, backend, dps):
     rows = allowed.any(axis=1)
     if not rows.any():
         return Outcome(0.0, 0.0, met=False)
-    mode = "exact" if backend == "mp" else "additive"
+    mode = "exact" if backend in ("mp", "arb") else "additive"
     w = pyref.plga.masked_softmax(E[rows], mask=M[rows], mode=mode, backend=backend, dps=dps)
     bad = 0
     for wi, ai, ei in zip(w, allowed[rows], E[rows]):
@@ -153,7 +153,7 @@ def causal_mask_weights(ex, backend, dps):
         for v, a, e in zip(wi, ai, ei):
             # positivity of allowed weights is exact arithmetic; float64 exp underflows to 0
             # below e^-745, so only allowed keys within 700 of the row maximum must be > 0
-            must_be_pos = a and (backend == "mp" or top - e < 700)
+            must_be_pos = a and (backend in ("mp", "arb") or top - e < 700)
             bad += int((must_be_pos and not v > 0) or (not a and v != 0))
     ch = Checks()
     ch.exact("masked keys weight 0, allowed keys > 0", float(bad))

@@ -122,7 +122,7 @@ def matvec_linearity(ex, backend, dps):
     T = np.abs(A) @ (np.abs(B) + np.abs(B2)) @ (np.abs(v)[:, None] + 1) * (1 + abs(c))
     k = A.shape[1] + B.shape[1] + 3
     b = 5 * bound(backend, k, T)
-    if backend != "mp":
+    if backend not in ("mp", "arb"):
         # gradual underflow (γ_k is relative): each of the k roundings of an entry may err by
         # 2^-1075 absolute, then be multiplied by at most 1 + n·max|A| (and |c|) downstream
         b += 10 * k * 2.0 ** -1074 * (1 + A.shape[1] * float(np.max(np.abs(A)))) * (1 + abs(c))

@@ -38,7 +38,7 @@ def fbound(backend: str, k: int, T, amp: float = 1.0) -> float:
     (Hypothesis draws subnormal entries; γ_k alone is relative): each of the ``k`` roundings
     may commit an absolute error ≤ 2^-1075, and an error in a vector entry is multiplied by
     at most ``amp = 1 + n·max|A|`` in a following matrix–vector product."""
-    return bound(backend, k, T) + (k * amp * ETA if backend != "mp" else 0.0)
+    return bound(backend, k, T) + (k * amp * ETA if backend not in ("mp", "arb") else 0.0)
 
 
 def _T(*names: str) -> list[str]:

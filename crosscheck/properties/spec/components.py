@@ -332,7 +332,7 @@ def _operator_parts(ch, backend, dps, A, W, b, P, a, ba, eps):
                 np.max(np.abs(a[h]) @ np.abs(np.asarray(pyref.to_float64(AP[h]))) + np.abs(ba[h])))
             cALM = ev.opALM(F, p, mat(A[h]))
             cmp(ch, "deductive_operator A_LM = opALM", ded["A_LM"][h], cALM, backend, dk + 15, Tm)
-            if backend == "mp":   # the composed chain: no float64 bound derived
+            if backend in ("mp", "arb"):   # the composed chain: no float64 bound derived
                 cAP = ev.opAP(p, cALM)
                 cmp(ch, "deductive_operator A_P = opAP", ded["A_P"][h], cAP, backend)
                 cmp(ch, "deductive_operator G_LM = opG", ded["G_LM"][h], ev.opG(p, cAP), backend)

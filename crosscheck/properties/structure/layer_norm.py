@@ -247,7 +247,7 @@ def layernorm_norm_identity(ex, backend, dps):
     U0 = dict(zip(pos, _ln(b, Xb[pos], 0.0, backend, dps))) if pos else {}
     Uk0 = dict(zip(pos, _ln(b, Xk[pos], 0.0, backend, dps))) if pos else {}
     devs, neg_var = _ln_stat_devs(b, Xb, Xs, Xk, cb, kb)
-    eps_val = eps_b if b.is_mp else eps
+    eps_val = eps_b if b.is_object else eps
     parts = [("rowVar_nonneg", neg_var, 0.0)]
     checked = 0
     for i in range(m):

@@ -300,7 +300,8 @@ def global_gram_not_prefix_consistent(ex, backend, dps):
     with b.context():
         wit = max([maxabs(blk.logits[0, t] - pres[t].logits[0, -1]) for t in range(1, S - 1)],
                   default=0.0)
-    parts.append((f"no witness row (max deviation {wit:.3e})", 0.0 if wit > 1e-30 else 1.0, 0.0))
+    parts.append((f"no witness row (max deviation {float(wit):.3e})", 0.0 if wit > 1e-30 else 1.0,
+                  0.0))   # arb: `>` holds only when certain
     # the Lean witness on pyref's density: x = [0, 1], d = 1, head D = D00
     Db = pyref.plga.density(np.array([[0.0], [1.0]]), backend=backend, dps=dps)
     Dp = pyref.plga.density(np.array([[0.0]]), backend=backend, dps=dps)

@@ -112,15 +112,18 @@ def _rank_one_det_parts(b, dps, A, amax, seed, kdet):
     """det_rowClone (50 digits exactly 0; float32 bounded), det_one_by_one, and the float32
     underflow contrast on the certified nonsingular 2⁻¹²(I + E) of size kdet."""
     d = len(A)
-    det_mp = pyref.analysis.det(A, dps=dps)
-    parts = [("det_rowClone (50 digits: exactly 0)", abs(float(det_mp)), 0.0)]
+    dbk = "arb" if b.is_arb else "mp"        # arb: the enclosure itself (a ball around 0)
+    det_mp = pyref.analysis.det(A, dps=dps, backend=dbk)
+    parts = [("det_rowClone (50 digits: exactly 0)", abs(det_mp if b.is_arb else float(det_mp)),
+              0.0)]
     det32 = pyref.analysis.det(to_float64(A), backend="float32")
     u32 = 2.0 ** -24
     parts.append(("det_rowClone (float32 LU)", abs(float(det32)),
                   amax * (2.0 ** d * 4 * u32 * amax) ** (d - 1)))
     x0 = A[0, 0]
-    det11 = pyref.analysis.det(np.array([[x0]], dtype=object if b.is_mp else float), dps=dps)
-    parts.append(("det_one_by_one", abs(float(det11 - x0)), 0.0))
+    det11 = pyref.analysis.det(np.array([[x0]], dtype=object if b.is_object else float), dps=dps,
+                               backend=dbk)
+    parts.append(("det_one_by_one", abs(det11 - x0 if b.is_arb else float(det11 - x0)), 0.0))
     # float32 zero determinant = underflow, not rank: a certified nonsingular 2^-12 (I + E)
     E = np.random.default_rng(seed + 1).uniform(-1, 1, (kdet, kdet)) / (4 * kdet)
     B = (np.eye(kdet) + E) * 2.0 ** -12

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+from flint import arb
 from hypothesis import strategies as st
 
 from pyref.backend import to_float64
@@ -203,7 +204,11 @@ def _rho(steps, n, rho0, backend):
 
 
 def _frac(x):
-    """Exact rational value of a float64 or mpf."""
+    """Exact rational value of a float64 or mpf (arb: the ball's midpoint, an exact dyadic; the
+    checks on it are then plain, non-refuted rather than certified, :mod:`crosscheck.arbcheck`)."""
+    if isinstance(x, arb):
+        man, exp = x.mid().man_exp()
+        return Fraction(int(man)) * Fraction(2) ** int(exp)
     if isinstance(x, mpmath.mpf):
         man, exp = x.man_exp
         return Fraction(man) * Fraction(2) ** exp
