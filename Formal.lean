@@ -5,6 +5,7 @@ public import Formal.Data.Matrix
 public import Formal.Data.Order
 public import Formal.Data.Block
 public import Formal.Data.FinBij
+public import Formal.Data.Linear
 public import Formal.Analytic
 public import Formal.Metric
 public import Formal.Attention.Softmax
@@ -20,13 +21,18 @@ public import Formal.Rope.Kernel
 public import Formal.Rope.Collapse
 public import Formal.Rope.Flat
 public import Formal.Rope.Witness
+public import Formal.Rope.Twirl
+public import Formal.Rope.Dimension
 public import Formal.Structure.PowerLaw
 public import Formal.Structure.Dag
+public import Formal.Structure.Acyclic
 public import Formal.Structure.Density
+public import Formal.Structure.Rank
 public import Formal.Structure.RankOne
 public import Formal.Structure.LayerNorm
 public import Formal.Structure.RowMap
 public import Formal.Structure.Online
+public import Formal.Structure.Lipschitz
 public import Formal.Perron.Positivity
 public import Formal.Perron.Collatz
 public import Formal.Perron.Completeness
@@ -44,3 +50,5 @@ public import Formal.Variants.AttnRes
 public import Formal.Spec.Operator
 public import Formal.Spec.Decoder
 public import Formal.Spec.Theorems
+public import Formal.Spec.Rope
+public import Formal.Spec.Decode

@@ -58,6 +58,20 @@ variable {α : Type u} [Lean.Grind.Field α]
 noncomputable def vecMul {n m : Nat} (b : Vec n α) (G : Mat n m α) : Vec m α :=
   fun j => fsum n (fun k => b k * G k j)
 
+/-- Row vector times a product: `(u A) B = u (A B)`. -/
+theorem vecMul_vecMul {n p q : Nat} (u : Vec n α) (A : Mat n p α) (B : Mat p q α) :
+    vecMul (vecMul u A) B = vecMul u (Mat.mul A B) :=
+  congrFun (Mat.mul_assoc (fun _ : Fin 1 => u) A B) 0
+
+/-- Two flat vectors with the same dot product against every vector are equal. -/
+theorem vec_ext_dot {n : Nat} {a b : Vec n α} (h : ∀ v, Mat.dot a v = Mat.dot b v) : a = b := by
+  funext j
+  have e := h (fun i => if i = j then 1 else 0)
+  simp only [Mat.dot] at e
+  rw [fsum_single n j _ (fun i hi => by rw [if_neg hi]; grind),
+    fsum_single n j _ (fun i hi => by rw [if_neg hi]; grind), if_pos rfl] at e
+  grind
+
 /-- Absorption, linear part (authors: `absorb_operator`): `(X W) G = X (W G)`. Does not
 cover: biases (see `affine_mul`). -/
 theorem absorb_operator_linear {S n m p : Nat} (X : Mat S n α) (W : Mat n m α) (G : Mat m p α) :

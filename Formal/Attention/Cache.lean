@@ -21,7 +21,9 @@ with the input.
 * `opsAlong`: the operators recomputed along the trajectory of `X` (what a prefill stores);
 * `energyCurvature a AP ba`: `G_LM = a · A_P + b_a` (matrix product);
 * `MetricLearner`, `MetricLearner.ALM`, `MetricLearner.gen`: the metric learner of one layer
-  (per-head parameters), its `A_LM` and its generator `X ↦ G_LM`.
+  (per-head parameters), its `A_LM` and its generator `X ↦ G_LM`;
+* `initRows`, `lastRow`, `appendRow`, `prefixConfig`, `lastConfig`, `CausalLast`, `LastRowOpen`:
+  the rows and configurations of a prefill and of one KV-cached call (`Formal.Spec.Decode`).
 
 ## Main statements
 
@@ -32,7 +34,12 @@ with the input.
 * `gcache_exact_converse_fails`: converse failure (ii), a formal counterexample;
 * `energyCurvature_zero_left`, `energyCurvature_one_left`: `a` acts on `A_P` by matrix product,
   not entrywise;
-* `metricTensor_zero_ne_ones`: two inputs with different metric tensors (Prop 3.7 specialised).
+* `metricTensor_zero_ne_ones`: two inputs with different metric tensors (Prop 3.7 specialised);
+* `maskedSoftmax_castSucc`, `plgaAttention_castSucc`, `plgaAttention_row_congr`,
+  `affine_concatHeads_row_congr`, `queries_eq_appendRow`, `keys_eq_appendRow`,
+  `values_eq_appendRow`: the row facts behind KV-cached decoding (a query row that cannot see the
+  last key ignores it; an output row depends only on its own input rows; the full sequence's
+  queries, keys and values are the prefix's with the new row appended).
 
 ## Implementation notes
 
@@ -41,8 +48,9 @@ The metric learner is modelled as in the spec (§A.4 steps 6–8): per head,
 `pw`, `Real.rpow`), `G_LM = a · A_P + b_a` (matrix product); `A = up X` (the `LN_A`, density and
 `Φ_res` part) stays abstract. Counterparts in the authors' repository
 `burcgokden/PLDR-LLM-Math-Foundations`: `cache_sufficiency_scores`, `cache_sufficiency_rows`
-(equal operators ⇒ equal scores/rows; "only this direction is claimed"), no counterexample. Not
-covered: the KV-cache (frozen `A`), numerical deviations.
+(equal operators ⇒ equal scores/rows; "only this direction is claimed"), no counterexample. The
+KV-cache (frozen `A`) is modelled in `Formal.Spec.Decode` on these row facts. Not covered:
+numerical deviations.
 
 ## References
 
@@ -226,5 +234,158 @@ theorem gcache_exact_converse_fails (σ : PosFn α) (pw : α → α → α) {n :
     exact hne
 
 end Ordered
+
+/-! ## Rows of a KV-cached call (used by `Formal.Spec.Decode`) -/
+
+section KVRows
+
+variable {T : Nat}
+/-! ## Prefix, last row, appended row -/
+
+/-- Rows `0, …, T-1` of a `(T+1)`-row matrix: the prefix (prefill) part. -/
+def initRows {T n : Nat} (X : Mat (T + 1) n α) : Mat T n α := fun t => X t.castSucc
+
+/-- Row `T` of a `(T+1)`-row matrix as a one-row matrix: the new token's part. -/
+def lastRow {T n : Nat} (X : Mat (T + 1) n α) : Mat 1 n α := fun _ => X (Fin.last T)
+
+/-- Append one row below a `T`-row matrix (pyref's `cat` of the cache and the new key/value
+along the sequence axis). -/
+def appendRow {T n : Nat} (M : Mat T n α) (r : Mat 1 n α) : Mat (T + 1) n α :=
+  fun t => if h : t.val < T then M ⟨t.val, h⟩ else r 0
+
+/-- The first `T` rows of an appended matrix are the old rows (structural). -/
+theorem appendRow_castSucc {T n : Nat} (M : Mat T n α) (r : Mat 1 n α) (t : Fin T) :
+    appendRow M r t.castSucc = M t := by
+  simp only [appendRow, Fin.val_castSucc, t.isLt, dite_true]
+
+/-- The last row of an appended matrix is the new row (structural). -/
+theorem appendRow_last {T n : Nat} (M : Mat T n α) (r : Mat 1 n α) :
+    appendRow M r (Fin.last T) = r 0 := by
+  simp only [appendRow, Fin.val_last, Nat.lt_irrefl, dite_false]
+
+/-- A `(T+1)`-row matrix is its prefix with its last row appended (structural). -/
+theorem appendRow_initRows_lastRow {T n : Nat} (X : Mat (T + 1) n α) :
+    appendRow (initRows X) (lastRow X) = X := by
+  funext t
+  by_cases h : t.val < T
+  · have ht : t = (⟨t.val, h⟩ : Fin T).castSucc := Fin.ext rfl
+    rw [ht, appendRow_castSucc]; rfl
+  · have ht : t = Fin.last T := Fin.ext (by have := t.isLt; simp only [Fin.val_last]; omega)
+    rw [ht, appendRow_last]; rfl
+
+
+/-! ## The prefill and cached-call configurations -/
+
+/-- The configuration of the prefill on the first `T` positions: the full configuration
+restricted (mask, RoPE rows `0, …, T-1`). -/
+def prefixConfig (cfg : AttnConfig α (T + 1) dk) : AttnConfig α T dk where
+  exp := cfg.exp
+  mask := fun t p => cfg.mask t.castSucc p.castSucc
+  scale := cfg.scale
+  rope := fun t => cfg.rope t.castSucc
+
+/-- The configuration of the cached call: one row rotated at the absolute position `T`
+(pyref's `input_pos = n_cached`); its mask is unused (the cached call has none). -/
+def lastConfig (cfg : AttnConfig α (T + 1) dk) : AttnConfig α 1 dk where
+  exp := cfg.exp
+  mask := fun _ _ => true
+  scale := cfg.scale
+  rope := fun _ => cfg.rope (Fin.last T)
+
+/-- No prefix row attends the last key (causality). -/
+def CausalLast (cfg : AttnConfig α (T + 1) dk) : Prop :=
+  ∀ t : Fin T, cfg.mask t.castSucc (Fin.last T) = false
+
+/-- The last row attends every key (as the cached call, which applies no mask). -/
+def LastRowOpen (cfg : AttnConfig α (T + 1) dk) : Prop :=
+  ∀ p, cfg.mask (Fin.last T) p = true
+
+/-! ## Row lemmas for attention -/
+
+/-- A masked softmax whose last entry is masked is the masked softmax of the first `T` entries
+(the denominator loses a zero term). -/
+theorem maskedSoftmax_castSucc (E : ExpFn α) (allowed : Fin (T + 1) → Bool) (x : Vec (T + 1) α)
+    (h : allowed (Fin.last T) = false) (p : Fin T) :
+    maskedSoftmax E allowed x p.castSucc
+      = maskedSoftmax E (fun q => allowed q.castSucc) (fun q => x q.castSucc) p := by
+  have hZ : maskedDenom E allowed x
+      = maskedDenom E (fun q => allowed q.castSucc) (fun q => x q.castSucc) := by
+    simp only [maskedDenom]
+    rw [fsum_succ, h]
+    simp only [Bool.false_eq_true, if_false]
+    grind
+  simp only [maskedSoftmax, hZ]
+
+/-- A query row that cannot attend the last key gets the same attention output from the keys and
+values without their last row (prefix consistency of causal attention, one row). -/
+theorem plgaAttention_castSucc (E : ExpFn α) {S dv : Nat} (M : Mask S (T + 1)) (s : α)
+    (Q : Mat S dk α) (G : Mat dk dk α) (K : Mat (T + 1) dk α) (V : Mat (T + 1) dv α) (t : Fin S)
+    (hM : M t (Fin.last T) = false) :
+    plgaAttention E M s Q G K V t
+      = plgaAttention E (fun t p => M t p.castSucc) s Q G (initRows K) (initRows V) t := by
+  funext j
+  simp only [plgaAttention, Mat.mul, attnWeights]
+  rw [fsum_succ, maskedSoftmax_eq_zero E _ _ hM]
+  have : ∀ p : Fin T, maskedSoftmax E (M t) (scores s Q G K t) p.castSucc
+      = maskedSoftmax E (fun q => M t q.castSucc) (scores s Q G (initRows K) t) p :=
+    fun p => maskedSoftmax_castSucc E _ _ hM p
+  simp only [this, initRows]
+  grind
+
+/-- Row `t` of a PLGA attention output depends only on the query row and the mask row: equal
+query and mask rows (in matrices of any heights) give equal output rows. -/
+theorem plgaAttention_row_congr (E : ExpFn α) {S S' T' dv : Nat} (M : Mask S T')
+    (M' : Mask S' T') (s : α) (Q : Mat S dk α) (Q' : Mat S' dk α) (G : Mat dk dk α)
+    (K : Mat T' dk α) (V : Mat T' dv α) (t : Fin S) (t' : Fin S') (hM : M t = M' t')
+    (hQ : Q t = Q' t') : plgaAttention E M s Q G K V t = plgaAttention E M' s Q' G K V t' := by
+  have hs : scores s Q G K t = scores s Q' G K t' := by
+    funext p
+    show Mat.mul (Mat.mul Q G) (Mat.transpose K) t p / s
+      = Mat.mul (Mat.mul Q' G) (Mat.transpose K) t' p / s
+    simp only [Mat.mul]
+    rw [hQ]
+  funext j
+  simp only [plgaAttention, Mat.mul, attnWeights]
+  rw [hM, hs]
+
+omit [LT α] in
+/-- Row `t` of the concatenated, projected heads depends only on row `t` of every head. -/
+theorem affine_concatHeads_row_congr {S S' : Nat} (O : Fin H → Mat S dk α)
+    (O' : Fin H → Mat S' dk α) (W : Mat (H * dk) d α) (b : Vec d α) (t : Fin S) (t' : Fin S')
+    (hO : ∀ h, O h t = O' h t') :
+    affine (concatHeads O) W b t = affine (concatHeads O') W b t' := by
+  funext j
+  show fsum _ (fun c => O (headOf c) t (coordOf c) * W c j) + b j
+    = fsum _ (fun c => O' (headOf c) t' (coordOf c) * W c j) + b j
+  congr 1
+  apply fsum_congr; intro c
+  rw [hO (headOf c)]
+
+/-- The rotated queries of the full sequence are those of the prefill with the new token's query
+(rotated at `T`) appended (structural). -/
+theorem queries_eq_appendRow (cfg : AttnConfig α (T + 1) dk) (P : MHAParams α d H dk)
+    (X : Mat (T + 1) d α) (h : Fin H) :
+    queries cfg P X h = appendRow (queries (prefixConfig cfg) P (initRows X) h)
+      (queries (lastConfig cfg) P (lastRow X) h) := by
+  conv => lhs; rw [← appendRow_initRows_lastRow (queries cfg P X h)]
+  rfl
+
+/-- The rotated keys of the full sequence are the cached rotated keys with the new key (rotated at
+`T`) appended: what pyref's cached call attends to (structural). -/
+theorem keys_eq_appendRow (cfg : AttnConfig α (T + 1) dk) (P : MHAParams α d H dk)
+    (X : Mat (T + 1) d α) (h : Fin H) :
+    keys cfg P X h = appendRow (keys (prefixConfig cfg) P (initRows X) h)
+      (keys (lastConfig cfg) P (lastRow X) h) := by
+  conv => lhs; rw [← appendRow_initRows_lastRow (keys cfg P X h)]
+  rfl
+
+/-- The values of the full sequence are the cached values with the new value appended
+(structural). -/
+theorem values_eq_appendRow (P : MHAParams α d H dk) (X : Mat (T + 1) d α) (h : Fin H) :
+    values P X h = appendRow (values P (initRows X) h) (values P (lastRow X) h) := by
+  conv => lhs; rw [← appendRow_initRows_lastRow (values P X h)]
+  rfl
+
+end KVRows
 
 end PLGA.Attention

@@ -31,8 +31,10 @@ scores differ by one common constant**. The unmasked softmax is the case
 * `maskedSoftmax_shift`: invariance under a common shift (Prop 5.2(iii));
 * `maskedSoftmax_eq_iff_shift`: two rows with the same mask are equal iff the allowed scores
   differ by one common constant, both directions (Prop 5.2(iii));
-* `maskedSoftmax_avg_le`: a weighted average stays below an upper bound of the values;
-* `softmax_pos`, `softmax_sum_one`, `softmax_shift`, `softmax_eq_iff_shift`: the unmasked forms.
+* `maskedSoftmax_avg_le`, `maskedSoftmax_avg_ge`: a weighted average stays between a lower and an
+  upper bound of the allowed values (the convex-hull bound, Prop 3.12(ii));
+* `softmax_pos`, `softmax_sum_one`, `softmax_shift`, `softmax_eq_iff_shift`, `softmax_avg_le`,
+  `softmax_avg_ge`: the unmasked forms.
 
 ## Implementation notes
 
@@ -238,6 +240,23 @@ theorem maskedSoftmax_avg_le (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool)
   rw [fsum_mul_right, maskedSoftmax_sum_one E allowed x hne] at h1
   grind
 
+/-- Prop 5.2 / Prop 3.12(ii), lower half of the convex-hull bound: a softmax-weighted average of
+values bounded below by `m` on the allowed keys is at least `m`, for a row with an allowed key.
+With `maskedSoftmax_avg_le` the output lies in `[min v, max v]` over the allowed keys. Does not
+cover: vector-valued hulls beyond coordinatewise bounds. -/
+theorem maskedSoftmax_avg_ge (E : ExpFn α) {n : Nat} (allowed : Fin n → Bool) (x v : Vec n α)
+    (m : α) (hne : ∃ j, allowed j = true) (hv : ∀ i, allowed i = true → m ≤ v i) :
+    m ≤ fsum n (fun i => maskedSoftmax E allowed x i * v i) := by
+  have h1 : fsum n (fun i => maskedSoftmax E allowed x i * m)
+      ≤ fsum n (fun i => maskedSoftmax E allowed x i * v i) := by
+    apply fsum_le_fsum; intro i
+    cases hi : allowed i
+    · rw [maskedSoftmax_eq_zero E allowed x hi]; grind
+    · exact Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_left (hv i hi)
+        (maskedSoftmax_nonneg E allowed x i)
+  rw [fsum_mul_right, maskedSoftmax_sum_one E allowed x hne] at h1
+  grind
+
 /-! ## The unmasked softmax -/
 
 /-- Softmax positivity (authors: `softmax_pos`). Does not cover: masked rows (see
@@ -265,6 +284,18 @@ theorem softmax_eq_iff_shift (L : ExpLog α) {n : Nat} (x y : Vec n α) :
   constructor
   · rintro ⟨c, hc⟩; exact ⟨c, fun i => hc i rfl⟩
   · rintro ⟨c, hc⟩; exact ⟨c, fun i _ => hc i⟩
+
+/-- Softmax average below the largest value (authors' `softmax_avg_le`, there with `[NeZero n]`;
+here `0 < n`). Does not cover: masked rows (see `maskedSoftmax_avg_le`). -/
+theorem softmax_avg_le (E : ExpFn α) {n : Nat} (x v : Vec n α) (M : α) (hn : 0 < n)
+    (hv : ∀ i, v i ≤ M) : fsum n (fun i => softmax E x i * v i) ≤ M :=
+  maskedSoftmax_avg_le E _ x v M ⟨⟨0, hn⟩, rfl⟩ (fun i _ => hv i)
+
+/-- Softmax average above the smallest value (the lower half of the convex-hull bound). Does not
+cover: masked rows (see `maskedSoftmax_avg_ge`). -/
+theorem softmax_avg_ge (E : ExpFn α) {n : Nat} (x v : Vec n α) (m : α) (hn : 0 < n)
+    (hv : ∀ i, m ≤ v i) : m ≤ fsum n (fun i => softmax E x i * v i) :=
+  maskedSoftmax_avg_ge E _ x v m ⟨⟨0, hn⟩, rfl⟩ (fun i _ => hv i)
 
 end Ordered
 

@@ -14,7 +14,9 @@ elements are nonzero, quotients of positive elements are positive, and the absol
 ## Main statements
 
 * `mul_self_nonneg`, `mul_self_pos`: `0 ≤ a · a`, and `0 < a · a` for `a ≠ 0`;
+* `le_of_mul_self_le_mul_self`: `y² ≤ x²`, `x ≥ 0` give `y ≤ x`;
 * `ne_of_pos`, `div_pos`: positive elements are nonzero; `a / b > 0` for `a, b > 0`;
+* `le_div_of_mul_le`, `div_le_of_le_mul`: moving a positive factor across `≤`;
 * `absv_of_nonneg`, `absv_of_neg`, `absv_nonneg`, `le_absv`, `neg_le_absv`, `absv_le`,
   `absv_ne_zero`, `absv_mul`: the laws of `absv`.
 
@@ -51,6 +53,15 @@ theorem mul_self_pos {a : α} (h : a ≠ 0) : 0 < a * a := by
   · exact Lean.Grind.OrderedRing.mul_pos_of_neg_of_neg h' h'
   · exact absurd h' h
   · exact Lean.Grind.OrderedRing.mul_pos h' h'
+
+/-- `y ≤ x` whenever `y² ≤ x²` and `x ≥ 0`. -/
+theorem le_of_mul_self_le_mul_self {x y : α} (hx : 0 ≤ x) (h : y * y ≤ x * x) : y ≤ x := by
+  by_cases h1 : y ≤ x
+  · exact h1
+  · have hlt : x < y := by grind
+    have h2 := Lean.Grind.OrderedRing.mul_lt_mul_of_pos_left hlt (show (0 : α) < y by grind)
+    have h3 := Lean.Grind.OrderedRing.mul_le_mul_of_nonneg_right (Std.le_of_lt hlt) hx
+    grind
 
 /-- A positive element is nonzero. -/
 theorem ne_of_pos {a : α} (ha : 0 < a) : a ≠ 0 := by
@@ -161,6 +172,16 @@ variable [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α] [Std.IsLin
 theorem div_pos {a b : α} (ha : 0 < a) (hb : 0 < b) : 0 < a / b := by
   rw [Lean.Grind.Field.div_eq_mul_inv]
   exact Lean.Grind.OrderedRing.mul_pos ha (Lean.Grind.Field.IsOrdered.inv_pos_iff.mpr hb)
+
+/-- `a c ≤ b` with `c > 0` gives `a ≤ b / c`. -/
+theorem le_div_of_mul_le {a b c : α} (hc : 0 < c) (h : a * c ≤ b) : a ≤ b / c := by
+  have e : b / c * c = b := by have := hc; grind
+  exact (Lean.Grind.Field.IsOrdered.mul_le_mul_iff_of_pos_right hc).mp (by rw [e]; exact h)
+
+/-- `b ≤ a c` with `c > 0` gives `b / c ≤ a`. -/
+theorem div_le_of_le_mul {a b c : α} (hc : 0 < c) (h : b ≤ a * c) : b / c ≤ a := by
+  have e : b / c * c = b := by have := hc; grind
+  exact (Lean.Grind.Field.IsOrdered.mul_le_mul_iff_of_pos_right hc).mp (by rw [e]; exact h)
 
 end OrderedField
 

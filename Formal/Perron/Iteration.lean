@@ -47,18 +47,6 @@ namespace PLGA.Perron
 variable {α : Type u} [Lean.Grind.Field α] [LE α] [LT α] [Std.LawfulOrderLT α]
   [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
 
-/-! ## Division helpers -/
-
-/-- `a c ≤ b` with `c > 0` gives `a ≤ b / c`. -/
-theorem le_div_of_mul_le {a b c : α} (hc : 0 < c) (h : a * c ≤ b) : a ≤ b / c := by
-  have e : b / c * c = b := by have := hc; grind
-  exact (Lean.Grind.Field.IsOrdered.mul_le_mul_iff_of_pos_right hc).mp (by rw [e]; exact h)
-
-/-- `b ≤ a c` with `c > 0` gives `b / c ≤ a`. -/
-theorem div_le_of_le_mul {a b c : α} (hc : 0 < c) (h : b ≤ a * c) : b / c ≤ a := by
-  have e : b / c * c = b := by have := hc; grind
-  exact (Lean.Grind.Field.IsOrdered.mul_le_mul_iff_of_pos_right hc).mp (by rw [e]; exact h)
-
 /-- Cancelling a positive left factor in `≤`. -/
 theorem cancel_left {a b c : α} (hc : 0 < c) (h : c * a ≤ c * b) : a ≤ b :=
   (Lean.Grind.Field.IsOrdered.mul_le_mul_iff_of_pos_left hc).mp h

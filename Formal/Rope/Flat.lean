@@ -25,6 +25,8 @@ holds verbatim for flat matrices.
   `BMat.toFlat_mulVec`: the transports are inverse and preserve the operations;
 * `flatRope_mulVec_even`/`_odd`: the flat `R_n` acts exactly as spec §A.4.2,
   `x'_{2j} = c x_{2j} - s x_{2j+1}`, `x'_{2j+1} = s x_{2j} + c x_{2j+1}`;
+* `flatRope_mul`, `flatRope_mulVec_zero`: the group law `R_n R_{n'} = R_{n+n'}` and `R_0 = 1`
+  in flat coordinates;
 * `flat_commutes_iff`: commuting in flat and in pair coordinates agree;
 * `flat_commutes_iff_eq_commEmbed`: Prop 4.1's commutant characterization for flat matrices;
 * `flat_isRelative_iff_commutes`: Prop 4.1's relative ⇔ commute for flat matrices.
@@ -162,6 +164,17 @@ theorem flatRope_mulVec_odd (n : Int) (x : Vec (2 * m) α) (j : Fin m) :
   rw [flatRope_mulVec]
   simp only [BVec.toFlat, planeOf_flatIdx, parityOf_flatIdx, ropeMat, BMat.bdiag_mulVec,
     BVec.ofFlat, RotFamily.rot, M2.rot_10, M2.rot_11]
+
+/-- Group law of the flat rotations: `R_n R_{n'} = R_{n+n'}`. -/
+theorem flatRope_mul (n n' : Int) :
+    Mat.mul (flatRope ρ n) (flatRope ρ n') = flatRope ρ (n + n') := by
+  show Mat.mul (ropeMat ρ n).toFlat (ropeMat ρ n').toFlat = (ropeMat ρ (n + n')).toFlat
+  rw [← BMat.toFlat_mul, ropeMat_mul]
+
+/-- `R_0` is the identity on flat vectors. -/
+theorem flatRope_mulVec_zero (w : Vec (2 * m) α) :
+    Mat.mulVec (flatRope ρ 0) w = w := by
+  rw [flatRope_mulVec, ropeMat_zero, BMat.mulVec_one, BVec.toFlat_ofFlat]
 
 /-- Commuting with every flat `R_n` is the same as the pair-indexed `BMat.ofFlat A` commuting with
 every `R_n` (Prop 4.1 transported to flat coordinates). Not covered: nothing further. -/

@@ -31,9 +31,10 @@ so the counts are stated as explicit bijections with `α^N` for a computed `N`.
 
 ## Implementation notes
 
-The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. Not covered:
-dimension as an invariant (no basis-independence statement); the counts are the explicit
-parametrizations above.
+The authors' repository `burcgokden/PLDR-LLM-Math-Foundations` has no counterpart. The counts
+here are explicit parametrizations; `Formal.Rope.Dimension` makes them linear isomorphisms and
+proves the dimensions invariant (`kernel_dim_eq`, `commutant_dim_eq`: any linear coordinate space
+isomorphic to the kernel or the commutant has `(2m)² − 2m`, resp. `2m`, coordinates).
 
 ## References
 
@@ -187,7 +188,8 @@ variable (ρ : RotFamily α m)
 
 /-- **Paper Prop 4.1: the commutant has dimension `d_k`.** Explicit bijection
 `α^{2m} ≃ {G | ∀ n, G R_n = R_n G}` under non-resonance and `2 ≠ 0` (flat coordinate `2j + r`
-↦ `a_j` for `r = 0`, `b_j` for `r = 1`). Not covered: dimension as an invariant. -/
+↦ `a_j` for `r = 0`, `b_j` for `r = 1`). Linear, with the dimension invariant:
+`Rope.commutantLinIsoFin`, `commutant_dim_eq` (`Formal.Rope.Dimension`). -/
 noncomputable def commutantBijFin (h2 : (2 : α) ≠ 0) (hNR : NonResonant ρ) :
     Bij (Fin (2 * m) → α) {G : BMat m α // Commutes ρ G} :=
   (((Bij.finProd m 2).trans (Bij.finCast (Nat.mul_comm m 2))).arrow α).symm.trans

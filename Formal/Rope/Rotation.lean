@@ -25,6 +25,8 @@ on `n' - n` iff `G` commutes with every `R_n` — both directions, any `G`, no n
 * Theorem 1: `ropeMat_mul` (`R_n R_{n'} = R_{n+n'}`), `ropeMat_zero`, `ropeMat_transpose`
   (`R_nᵀ = R_{-n}`), `ropeMat_orthogonal`, `ropeMat_orthogonal'`;
 * `c_zero`, `s_zero`, `c_neg`, `s_neg`: `rot_j(0) = 1` and `rot_j(-n) = rot_j(n)ᵀ` are derived;
+* `commute_ropeMat_neg`, `commutes_of_commute_ropeMat_one`: commuting with `R_1` alone puts `G`
+  in the commutant (`R_n = R_1^n`, `R_{-n} = R_n⁻¹`);
 * `scoreForm_of_commutes`: "commute ⇒ relative" with `R_nᵀ G R_{n'} = G R_{n'-n}`;
 * Theorem 2: `isRelative_iff_commutes`: relative ⇔ commute (Prop 4.1), and the
   translation-invariance variant `translationInvariant_iff_commutes`.
@@ -150,6 +152,37 @@ theorem ropeMat_orthogonal' (n : Int) : (ropeMat ρ n).mul (ropeMat ρ n).transp
 
 /-- `G` commutes with every RoPE matrix: `G R_n = R_n G` for all positions `n`. -/
 def Commutes (G : BMat m α) : Prop := ∀ n, G.mul (ropeMat ρ n) = (ropeMat ρ n).mul G
+
+/-- Commuting with `R_n` gives commuting with `R_{-n} = R_n⁻¹`. -/
+theorem commute_ropeMat_neg {G : BMat m α} {n : Int}
+    (h : G.mul (ropeMat ρ n) = (ropeMat ρ n).mul G) :
+    G.mul (ropeMat ρ (-n)) = (ropeMat ρ (-n)).mul G :=
+  calc G.mul (ropeMat ρ (-n))
+      = ((ropeMat ρ (-n)).mul (ropeMat ρ n)).mul (G.mul (ropeMat ρ (-n))) := by
+        rw [ropeMat_mul, Int.add_left_neg, ropeMat_zero, BMat.one_mul]
+    _ = (ropeMat ρ (-n)).mul (((ropeMat ρ n).mul G).mul (ropeMat ρ (-n))) := by
+        simp only [BMat.mul_assoc]
+    _ = (ropeMat ρ (-n)).mul ((G.mul (ropeMat ρ n)).mul (ropeMat ρ (-n))) := by rw [h]
+    _ = (ropeMat ρ (-n)).mul G := by
+        rw [BMat.mul_assoc, ropeMat_mul, Int.add_right_neg, ropeMat_zero, BMat.mul_one]
+
+/-- Commuting with the single rotation `R_1` puts `G` in the RoPE commutant (all integer
+positions), since `R_n = R_1^n` and `R_{-n} = R_n⁻¹` (group law of `RotFamily`). -/
+theorem commutes_of_commute_ropeMat_one {G : BMat m α}
+    (h : G.mul (ropeMat ρ 1) = (ropeMat ρ 1).mul G) : Commutes ρ G := by
+  have hnat : ∀ k : Nat, G.mul (ropeMat ρ k) = (ropeMat ρ k).mul G := by
+    intro k
+    induction k with
+    | zero =>
+      show G.mul (ropeMat ρ 0) = (ropeMat ρ 0).mul G
+      rw [ropeMat_zero, BMat.one_mul, BMat.mul_one]
+    | succ k ih =>
+      have e : ((k + 1 : Nat) : Int) = (k : Int) + 1 := by omega
+      rw [e, ← ropeMat_mul, ← BMat.mul_assoc, ih, BMat.mul_assoc, h, ← BMat.mul_assoc]
+  intro n
+  rcases Int.eq_nat_or_neg n with ⟨k, rfl | rfl⟩
+  · exact hnat k
+  · exact commute_ropeMat_neg ρ (hnat k)
 
 /-- The score form of an operator `G` between positions `n` (query) and `n'` (key):
 `R_nᵀ G R_{n'}`, so that the score is `(R_n q)ᵀ G (R_{n'} k) = qᵀ (R_nᵀ G R_{n'}) k`. -/

@@ -42,9 +42,10 @@ The logarithm is a hypothesis structure `ExpLogMono` (`ExpLog` plus strict monot
 `exp`), not an axiom. Counterparts in the authors' repository
 `burcgokden/PLDR-LLM-Math-Foundations`: `pow_entry_nonneg`, `trace_pow_nonneg`,
 `trace_exp_ge_card_add_trace`, `trace_exp_ge_card`, `trace_exp_ge_of_diag_bound` (trace bounds
-only; no log step). Not covered: the converse of NOTEARS (`tr e^{N} = d ⇒` acyclic, "loss 0 ⇒
-acyclic"), acyclic graphs not given in topological order, the matrix exponential itself (and the
-float32 `matrix_exp` of the code), and gradients of the regularizer.
+only; no log step). The converse of NOTEARS (`tr e^{N} = d ⇒` acyclic, "loss 0 ⇒ acyclic") and
+acyclic graphs in any topological order are in `Formal/Structure/Acyclic.lean`. Not covered: the
+matrix exponential itself (and the float32 `matrix_exp` of the code), and gradients of the
+regularizer.
 
 ## References
 
@@ -150,7 +151,7 @@ theorem trace_matPow_eq_zero_of_strictUpper {n : Nat} (N : Mat n n α)
 
 /-- Contrast to the obstruction (NOTEARS, acyclic direction): for a strictly upper-triangular
 `N` every partial sum of `tr e^{N}` equals `d`. Does not cover: acyclic graphs not given in
-topological order (a permutation similarity), and the converse. -/
+topological order and the converse (both in `Acyclic.lean`). -/
 theorem expTracePartial_eq_card_of_strictUpper {n : Nat} (N : Mat n n α)
     (hN : ∀ i j, j.val ≤ i.val → N i j = 0) (K : Nat) :
     expTracePartial N K = (Nat.cast n : α) := by
@@ -372,7 +373,7 @@ theorem eq_of_convergesTo_const {c T : α} (hT : ConvergesTo (fun _ => c) T) : T
     grind
 
 /-- Contrast (NOTEARS): the DAG loss of a strictly upper-triangular `N` is exactly `0`.
-Does not cover: the converse (zero loss ⇒ acyclic). -/
+The converse (zero loss ⇒ acyclic) is `dagLoss_eq_zero_iff_hasTopoOrder` (`Acyclic.lean`). -/
 theorem dagLoss_eq_zero_of_strictUpper (L : ExpLogMono α) {n : Nat} (hn : 0 < n) (N : Mat n n α)
     (hN : ∀ i j, j.val ≤ i.val → N i j = 0) (T : α) (hT : ConvergesTo (expTracePartial N) T) :
     L.log (T / (Nat.cast n : α)) = 0 := by

@@ -27,9 +27,9 @@ same kernel as `Q` (the identity behind `rank D = rank Q`).
 
 Counterparts in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations`:
 `density_isSymm`, `density_posSemidef`, `density_quadratic_nonneg`, `density_rank`; the kernel
-identity `D x = 0 ⇔ Q x = 0` stands in for `rank D = rank Q`. Not covered: rank itself (no
-rank/dimension theory in core Lean; the kernel identity is the substitute) and
-`rank D ≤ min(S, d_k)`; strict positivity (which fails when `rank Q < d_k`).
+identity `D x = 0 ⇔ Q x = 0` is the step to `rank D = rank Q`, which `Formal.Structure.Rank`
+proves for the column rank of `Formal.Data.Linear` (`colRank_density`, with
+`rank D ≤ min(S, d_k)`). Not covered here: strict positivity (which fails when `rank Q < d_k`).
 
 ## References
 

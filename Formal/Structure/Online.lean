@@ -27,7 +27,8 @@ the PLGA layer prefix-consistent, while the code's non-causal global Gram layer 
 ## Main statements
 
 * `online_causal`, `prefixConsistent_of_rowLocal`, `block_eq_online_of_shaped` (under prefix
-  consistency + length preservation, block row `r` = online output at time `r+1`);
+  consistency + length preservation, block row `r` = online output at time `r+1`),
+  `prefixConsistentShaped_getElem` (the same with total indexing);
 * `rowMapDecoder_*` (row-local, length-preserving, prefix-consistent, block = online);
 * `globalSumDecoder_not_prefixConsistent` (witness `[0, 1]` over `Int`), and
   `constNil_prefixConsistent` / `constNil_not_prefixConsistentShaped`;
@@ -114,6 +115,18 @@ theorem block_eq_online_of_shaped (F : List τ → List ρ) (hF : PrefixConsiste
   rw [List.getLast?_eq_getElem?, hF.2, List.length_take, hF.1 x r hr]
   congr 1
   omega
+
+/-- Prefix consistency with total indexing (the authors' `prefixConsistentShaped_getElem`): for a
+length-preserving prefix-consistent decoder, row `r` of the output on `x` is row `r` of the output
+on the prefix `x_{0..r}`. -/
+theorem prefixConsistentShaped_getElem (F : List τ → List ρ) (hF : PrefixConsistentShaped F)
+    (x : List τ) (r : Nat) (hr : r < x.length) :
+    (F x)[r]'(by rw [hF.2]; exact hr)
+      = (F (x.take (r + 1)))[r]'(by rw [hF.2, List.length_take]; omega) := by
+  have h := hF.1 x r hr
+  rw [List.getElem?_eq_getElem (by rw [hF.2]; exact hr),
+    List.getElem?_eq_getElem (by rw [hF.2, List.length_take]; omega)] at h
+  exact Option.some.inj h
 
 /-- The empty decoder is (vacuously) prefix-consistent. -/
 theorem constNil_prefixConsistent : PrefixConsistent (fun _ : List τ => ([] : List ρ)) := by

@@ -25,6 +25,7 @@ satisfies the group laws.
   `P ≈ 0`, spec §A.5);
 * `hadPow_add`: the one-parameter group law `A^{⊙(s+t)P} = A^{⊙sP} ⊙ A^{⊙tP}`;
   `hadPow_add_any`, `hadPow_add_exponent`: without positivity, for two exponent matrices;
+  `hadPow_neg_hadamard`: inverses, `A^{⊙(−t)P} ⊙ A^{⊙tP} = 𝟙𝟙ᵀ`;
 * `hadPow_one` (`P = 𝟙𝟙ᵀ` returns `A` on positive `A`), `hadPow_hadPow`
   (`(A^{⊙P})^{⊙Q} = A^{⊙(P⊙Q)}`), `hadPow_hadamard_base` (`(A⊙B)^{⊙P} = A^{⊙P} ⊙ B^{⊙P}`),
   `hadLog_hadPow` (`log A_P = P ⊙ log A`, the log-linear form of the power law).
@@ -161,6 +162,18 @@ theorem hadPow_hadamard_base {m n : Nat} (E : ExpLog α) (A B P : Mat m n α)
   rw [log_mul_of_pos E (hA i j) (hB i j), ← E.exp_add]
   congr 1
   grind
+
+/-- Prop 3.7, inverses of the one-parameter group `t ↦ A^{⊙tP}`:
+`A^{⊙(−t)P} ⊙ A^{⊙tP} = 𝟙𝟙ᵀ` (with `hadPow_zero`, `hadPow_add`: a group homomorphism from
+`(α, +)` to the Hadamard-multiplicative group of positive matrices). Does not cover: anything
+beyond the exponent rule. -/
+theorem hadPow_neg_hadamard {m n : Nat} (E : ExpLog α) (A P : Mat m n α) (t : α) :
+    Mat.hadamard (Mat.hadPow E.rpow A (Mat.smul (-t) P)) (Mat.hadPow E.rpow A (Mat.smul t P))
+      = onesMat m n := by
+  rw [← hadPow_add_any]
+  have : Mat.smul (-t + t) P = Mat.zero m n := by
+    funext i j; simp only [Mat.smul, Mat.zero]; grind
+  rw [this, hadPow_zero]
 
 end Ring
 

@@ -26,13 +26,18 @@ minors vanish), `A² = (Σα) A`, it is nilpotent when `Σα = 0`, and it is sin
 * `rowClone_mul_self`: `A² = (Σα) A`; `rowClone_pow`: `A^{k+1} = (Σα)^k A`;
 * `rowClone_sq_eq_zero`, `rowClone_pow_eq_zero`: nilpotent when `Σα = 0`;
 * `rowClone_exists_kernel_vector`: for `d ≥ 2` a nonzero `v` with `A v = 0`;
-* `det_rowClone`: `det (𝟙 αᵀ) = 0` for `d ≥ 2`.
+* `det_rowClone`: `det (𝟙 αᵀ) = 0` for `d ≥ 2`;
+* `rowClone_mulVec_mem_line`, `rowClone_range_eq_line_iff`: the range lies on the line of `𝟙`
+  (`rank ≤ 1`) and is that whole line **iff** `α ≠ 0` (`rank = 1` iff `α ≠ 0`, range form);
+* `rowClone_eigenvalue_eq_sum`: every nonzero eigenvalue equals `Σα`;
+* `rowClone_smul_inv_idem`: `A / Σα` is idempotent when `Σα ≠ 0`.
 
 ## Implementation notes
 
 Counterparts in the authors' repository `burcgokden/PLDR-LLM-Math-Foundations`: `rowClone_*`
 (`rowClone_rank_le_one`, `rowClone_eq_zero_iff`, `rowClone_mulVec_one`, `rowClone_mul_self`,
-`rowClone_pow`, `rowClone_sq_eq_zero`) and `rowClone_det_eq_zero`. Not covered: `rank` as a
+`rowClone_pow`, `rowClone_sq_eq_zero`), `rowClone_det_eq_zero` and `rowClone_rank_eq_one`
+(↔ `rowClone_range_eq_line_iff`, which adds the converse). Not covered: `rank` as a
 dimension (no linear-algebra library in core), the equivalence of this `det` with the Leibniz
 formula, the singular-value determinant bound (Prop 3.9(iv)), approximate collapse.
 
@@ -201,6 +206,91 @@ theorem rowClone_exists_kernel_vector {n : Nat} (a : Vec (n + 2) α) :
       · simp only [if_true]; grind
       · intro j hj; simp only [hj, if_false]
       · intro j hj; simp only [hj, if_false]
+
+/-- Prop 3.9, `rank ≤ 1` in range form (authors' `rowClone_rank_le_one`): every image
+`(𝟙 αᵀ) v = (α · v) 𝟙` lies on the line spanned by `𝟙`. Does not cover: rank as a dimension. -/
+theorem rowClone_mulVec_mem_line {n : Nat} (a v : Vec n α) :
+    ∃ c, Mat.mulVec (rowClone a) v = fun _ => c :=
+  ⟨Mat.dot a v, rfl⟩
+
+/-- `α · (x e_j) = α_j x`: the dot product with a multiple of a standard basis vector. -/
+theorem dot_single {n : Nat} (a : Vec n α) (j : Fin n) (x : α) :
+    Mat.dot a (fun k => if k = j then x else 0) = a j * x := by
+  simp only [Mat.dot]
+  rw [fsum_single n j]
+  · simp only [if_true]
+  · intro k hk; simp only [hk, if_false]; grind
+
+/-- Prop 3.9, `rank = 1` **iff** `α ≠ 0`, in range form (authors' `rowClone_rank_eq_one`, one
+direction there): the range of `𝟙 αᵀ` is exactly the line `{c 𝟙}` (a one-dimensional space for
+`d ≥ 1`) if and only if `α ≠ 0`; for `α = 0` the range is `{0}`. Does not cover: rank as a
+dimension (core Lean has no dimension theory). -/
+theorem rowClone_range_eq_line_iff {n : Nat} (a : Vec (n + 1) α) :
+    (∀ w : Vec (n + 1) α, (∃ v, Mat.mulVec (rowClone a) v = w) ↔ ∃ c, w = fun _ => c)
+      ↔ a ≠ fun _ => 0 := by
+  constructor
+  · intro H ha
+    obtain ⟨v, hv⟩ := (H (fun _ => 1)).mpr ⟨1, rfl⟩
+    have h0 := congrFun hv 0
+    rw [rowClone_mulVec, ha] at h0
+    simp only [Mat.dot] at h0
+    rw [fsum_congr (n + 1) (g := fun _ => (0 : α)) (fun i => by grind), fsum_const_zero] at h0
+    exact Lean.Grind.Field.zero_ne_one h0
+  · intro ha w
+    constructor
+    · rintro ⟨v, rfl⟩; exact rowClone_mulVec_mem_line a v
+    · rintro ⟨c, rfl⟩
+      have : ∃ j, a j ≠ 0 := by
+        apply Classical.byContradiction; intro hn
+        apply ha; funext j; apply Classical.byContradiction; intro hj; exact hn ⟨j, hj⟩
+      obtain ⟨j, hj⟩ := this
+      refine ⟨fun k => if k = j then c / a j else 0, ?_⟩
+      funext i
+      rw [rowClone_mulVec]
+      show Mat.dot a (fun k => if k = j then c / a j else 0) = c
+      rw [dot_single]
+      grind
+
+/-- Prop 3.9, the unique nonzero eigenvalue: if `(𝟙 αᵀ) v = λ v` with `v ≠ 0` and `λ ≠ 0`, then
+`λ = Σα` (and `v` is a multiple of `𝟙`). Does not cover: the multiplicity of `0`. -/
+theorem rowClone_eigenvalue_eq_sum {n : Nat} (a v : Vec n α) (lam : α) (hv : v ≠ fun _ => 0)
+    (hlam : lam ≠ 0) (h : Mat.mulVec (rowClone a) v = fun i => lam * v i) : lam = fsum n a := by
+  have hi : ∃ i, v i ≠ 0 := by
+    apply Classical.byContradiction; intro hn
+    apply hv; funext j; apply Classical.byContradiction; intro hj; exact hn ⟨j, hj⟩
+  obtain ⟨i0, hi0⟩ := hi
+  have hc : ∀ i, v i = v i0 := by
+    intro i
+    have e1 := congrFun h i
+    have e2 := congrFun h i0
+    rw [rowClone_mulVec] at e1 e2
+    have : lam * v i = lam * v i0 := by rw [← e1, ← e2]
+    have : lam * (v i - v i0) = 0 := by grind
+    rcases Lean.Grind.Field.of_mul_eq_zero this with h' | h'
+    · exact absurd h' hlam
+    · grind
+  have e := congrFun h i0
+  rw [rowClone_mulVec] at e
+  simp only [Mat.dot] at e
+  rw [fsum_congr n (g := fun j => a j * v i0) (fun j => by rw [hc j]), fsum_mul_right] at e
+  have : (lam - fsum n a) * v i0 = 0 := by grind
+  rcases Lean.Grind.Field.of_mul_eq_zero this with h' | h'
+  · grind
+  · exact absurd h' hi0
+
+/-- Prop 3.9: for `s = Σα ≠ 0`, `A / s` is idempotent, `(A/s)² = A/s` (an oblique projection onto
+the line of `𝟙`). Does not cover: `s = 0` (then `A² = 0`, `rowClone_sq_eq_zero`). -/
+theorem rowClone_smul_inv_idem {n : Nat} (a : Vec n α) (h : fsum n a ≠ 0) :
+    Mat.mul (Mat.smul (fsum n a)⁻¹ (rowClone a)) (Mat.smul (fsum n a)⁻¹ (rowClone a))
+      = Mat.smul (fsum n a)⁻¹ (rowClone a) := by
+  rw [Mat.smul_mul, Mat.mul_smul _ _ _ (fun x => by grind), rowClone_mul_self]
+  funext i j
+  simp only [Mat.smul]
+  have : (fsum n a)⁻¹ * ((fsum n a)⁻¹ * (fsum n a * rowClone a i j))
+      = (fsum n a)⁻¹ * rowClone a i j := by
+    have := Lean.Grind.Field.inv_mul_cancel h
+    grind
+  exact this
 
 end Field
 

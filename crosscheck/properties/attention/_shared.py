@@ -118,3 +118,16 @@ def _a_zero_sd(cfg, seed, Gstar):
         sd[m + "alst"] = np.zeros_like(sd[m + "alst"])
         sd[m + "balst"] = Gstar[li]
     return sd
+
+
+def _absorb(wq, bq, G):
+    """Lean ``absorbParams`` in pyref's layout: ``wq_h ↦ G_hᵀ wq_h``, ``bq_h ↦ bq_h G_h`` (row
+    block h of the torch weight is W_hᵀ). Works on float64 or mpf arrays (call inside the mp
+    context)."""
+    H, dk, _ = G.shape
+    wq2, bq2 = wq.copy(), bq.copy()
+    for h in range(H):
+        s = slice(h * dk, (h + 1) * dk)
+        wq2[s] = G[h].T @ wq[s]
+        bq2[s] = bq[s] @ G[h]
+    return wq2, bq2

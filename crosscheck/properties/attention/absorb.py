@@ -18,6 +18,7 @@ from .._util import state_dict_with_biases
 from ._shared import (
     MODEST,
     _a_zero_sd,
+    _absorb,
     _cfg,
     _fwd_dev,
     _mha,
@@ -29,7 +30,16 @@ from ._shared import (
 )
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
-JUSTIFY: dict[str, str] = {}
+JUSTIFY: dict[str, str] = {
+    "PLGA.Attention.vecMul_vecMul":
+        "associativity of a row vector times a matrix product (Mat.mul_assoc on one row), used "
+        "only inside the proofs of the model-level RoPE converse (Formal/Spec/Rope.lean), whose "
+        "statements are checked by spec_rope_score_absorption",
+    "PLGA.Attention.vec_ext_dot":
+        "generic extensionality of vectors through dot products (test against basis vectors), "
+        "used only inside the proof of Spec.commutes_of_headScores_absorb, whose statement is "
+        "checked by spec_rope_score_absorption",
+}
 
 
 def _commuting_op(ab: np.ndarray) -> np.ndarray:
@@ -41,19 +51,6 @@ def _commuting_op(ab: np.ndarray) -> np.ndarray:
     for j, (a, b) in enumerate(ab):
         G[2 * j:2 * j + 2, 2 * j:2 * j + 2] = [[a, -b], [b, a]]
     return G
-
-
-def _absorb(wq, bq, G):
-    """Lean ``absorbParams`` in pyref's layout: ``wq_h ↦ G_hᵀ wq_h``, ``bq_h ↦ bq_h G_h`` (row
-    block h of the torch weight is W_hᵀ). Works on float64 or mpf arrays (call inside the mp
-    context)."""
-    H, dk, _ = G.shape
-    wq2, bq2 = wq.copy(), bq.copy()
-    for h in range(H):
-        s = slice(h * dk, (h + 1) * dk)
-        wq2[s] = G[h].T @ wq[s]
-        bq2[s] = bq[s] @ G[h]
-    return wq2, bq2
 
 
 def _attn_bound(backend, a, dk, T, Qs, Kmax, Vmax):

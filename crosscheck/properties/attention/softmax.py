@@ -209,30 +209,37 @@ def avg_inputs(draw):
     return Q, K, V, G, random_mask(draw, S, T)
 
 
-@prop(theorems=["PLGA.Attention.maskedSoftmax_avg_le"],
-      paper="Prop 5.2 / authors' softmax_avg_le (an attention output never exceeds its largest "
-            "allowed value)",
+@prop(theorems=["PLGA.Attention.maskedSoftmax_avg_le", "PLGA.Attention.maskedSoftmax_avg_ge",
+                "PLGA.Attention.softmax_avg_le", "PLGA.Attention.softmax_avg_ge"],
+      paper="Prop 5.2 / Prop 3.12(ii) / authors' softmax_avg_le (an attention output lies between "
+            "the smallest and the largest allowed value: the convex-hull bound)",
       strategy=avg_inputs)
 def attention_average_below_max(ex, backend, dps):
     """Every entry of pyref's per-head attention output softmax_M(Q̂GK̂ᵀ/√d_k) V is at most the
-    largest value V[p, j] over the keys p its row may attend (the statement with v = V[:, j] and M
-    that maximum). Magnitudes keep |scores| ≤ 10·80·10·√8 < 3e4, so the −1e9 mask underflows to
-    weight 0 in float64 and to < e^{−9e8} at 50 digits: the ideal mask of the Lean statement.
+    largest and at least the smallest value V[p, j] over the keys p its row may attend (the
+    statements with v = V[:, j] and M, m those extrema; rows with every key allowed are the
+    unmasked ``softmax_avg_le``/``softmax_avg_ge``). Magnitudes keep |scores| ≤ 10·80·10·√8 < 3e4,
+    so the −1e9 mask underflows to weight 0 in float64 and to < e^{−9e8} at 50 digits: the ideal
+    mask of the Lean statement.
 
-    float64 bound (violation max(0, O − M)): Σŵ_i v_i with ŵ ≥ 0 and v_i ≤ M on allowed keys is
-    ≤ M·Σŵ_i ≤ M + γ_{T+2}|M| (normalization round-off), plus γ_T·Σŵ|v| for the sum:
-    ≤ 2γ_{T+3}·max|V| = ``fp_bound(T+3, max|V|)``."""
+    float64 bound (violations max(0, O − M) and max(0, m − O)): Σŵ_i v_i with ŵ ≥ 0 and v_i ≤ M on
+    allowed keys is ≤ M·Σŵ_i ≤ M + γ_{T+2}|M| (normalization round-off), plus γ_T·Σŵ|v| for the
+    sum: ≤ 2γ_{T+3}·max|V| = ``fp_bound(T+3, max|V|)``; the lower side is the mirror image."""
     Q, K, V, G, mask = ex
     out, _ = pyref.plga.plga_attention(Q, K, V, G, mask=mask, backend=backend, dps=dps)
-    viol = 0.0
+    viol, viol_lo = 0.0, 0.0
     with ctx(backend, dps):
         for t in range(Q.shape[0]):
-            # largest allowed value per column
+            # largest and smallest allowed value per column
             Mx = conv(backend, dps, V[mask[t] == 0].max(axis=0))[0]
-            # difference taken in the backend
+            Mn = conv(backend, dps, V[mask[t] == 0].min(axis=0))[0]
+            # differences taken in the backend
             viol = max(viol, float(np.max(to_float64(out[t] - Mx))))
+            viol_lo = max(viol_lo, float(np.max(to_float64(Mn - out[t]))))
     ch = Checks()
     ch.le("output ≤ largest allowed value", viol, bound(backend, K.shape[0] + 3, np.max(np.abs(V))))
+    ch.le("output ≥ smallest allowed value", viol_lo,
+          bound(backend, K.shape[0] + 3, np.max(np.abs(V))))
     s = np.sqrt(Q.shape[1])
     anchor(ch, "per-head attention output", backend, dps, out, lambda: ev.plgaAttention(
         [[m == 0 for m in r] for r in mask], mpmath.sqrt(Q.shape[1]), mat(Q),

@@ -7,6 +7,14 @@ from __future__ import annotations
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {
+    "PLGA.le_of_mul_self_le_mul_self":
+        "order helper (0 ≤ x, y² ≤ x² ⇒ y ≤ x) used inside proofs (Rope.seq_norm_le, "
+        "orbit_norm_mul_abs_sin_le, LayerNorm.absv_scaleErr_mul_damp_le, which are checked)",
+    "PLGA.le_div_of_mul_le":
+        "a c ≤ b, c > 0 ⇒ a ≤ b/c; field order helper used inside proofs (Perron iteration, "
+        "twirl bound)",
+    "PLGA.div_le_of_le_mul":
+        "b ≤ a c, c > 0 ⇒ b/c ≤ a; field order helper used inside proofs (Perron iteration)",
     "PLGA.mul_self_nonneg":
         "order fact 0 ≤ a·a: squares are nonnegative in IEEE and mpmath arithmetic (sign-exact "
         "rounding); used inside proofs",

@@ -23,10 +23,6 @@ from ._shared import (
 
 #: theorems of this Lean file with no meaningful numeric counterpart, and why
 JUSTIFY: dict[str, str] = {
-    "PLGA.Perron.le_div_of_mul_le":
-        "a c ≤ b, c > 0 ⇒ a ≤ b/c; field order helper",
-    "PLGA.Perron.div_le_of_le_mul":
-        "b ≤ a c, c > 0 ⇒ b/c ≤ a; field order helper",
     "PLGA.Perron.cancel_left":
         "cancelling a positive factor in ≤; field order helper",
     "PLGA.Perron.minRatio_spec":

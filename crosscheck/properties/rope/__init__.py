@@ -1,6 +1,7 @@
 """Properties for ``Formal/Rope`` (namespace ``PLGA.Rope``): the interleaved RoPE convention,
 the rotation group law, Prop 4.1 (relative ⇔ commute, the non-resonant commutant, the commutant
-projection Π and its kernel, the dimension counts) and the RoPE-aware collapse of Thm 5.4(ii),
+projection Π and its kernel, the dimension counts), the RoPE-aware collapse of Thm 5.4(ii) and the
+twirl bound of Lem 5.9 (``twirl.py``: orbit sums read off ``rope_matrix``),
 evaluated on ``pyref.rope`` (``apply_rope``, ``rope_matrix``), ``pyref.analysis``
 (``rope_frequencies``, ``rope_eigenbasis``, ``commutant_projection``, ``commutant_residual``,
 ``commutator_residual``) and ``pyref.plga.attention_scores``; the audit tools are compared with

@@ -13,8 +13,13 @@ wiring — which tensor feeds which step, which head's parameters, rotated or un
 * :mod:`.heads`: scores, masks, the softmax in both modes, per-head attention;
 * :mod:`.model`: the full ``PLDRModel`` (forward with every cache combination, greedy
   generation) and the ``ConstantGModel`` / ``SDPAModel`` variants;
+* :mod:`.decode`: one KV-cached step against the uncached full recomputation (exact for fixed
+  operators, the prefill operators pinned for PLGA, not exact with the recomputed Gram);
 * :mod:`.operator`, :mod:`.theorems`: the operator chain of a layer with its Perron and
   positivity corollaries, and the parameter-level SDPA inclusion.
+* :mod:`.rope`: the model with the real RoPE family (``ropeFamily``): the rotation against
+  ``apply_rope``, the commutant criterion, absorption iff commutant at the score level, and
+  absorption for the decoder and the logits.
 
 Generic inputs throughout (no zero, identity or commuting parameters except as explicit
 examples); the evaluator runs at 20 extra digits (:mod:`._shared`). Tolerances follow

@@ -1,6 +1,7 @@
 """Properties for ``Formal/Structure`` (namespaces ``PLGA.Structure``, ``PLGA.LayerNorm``,
 ``PLGA.Density``, ``PLGA.Online``, ``PLGA.PowerLaw``, ``PLGA.Dag``, ``PLGA.RankOne``,
-``PLGA.RowMap``), evaluated on ``pyref``'s own code paths: ``pyref.layers.layer_norm``,
+``PLGA.RowMap``, ``PLGA.Lipschitz``), evaluated on ``pyref``'s own code paths:
+``pyref.layers.layer_norm``,
 ``pyref.plga.density`` / ``metric_tensor`` / ``potential_tensor`` / ``residual_metric_learner``,
 ``pyref.losses.expm`` / ``dag_terms`` / ``dag_loss`` / ``dag_regularizer``, ``pyref.analysis.det`` /
 ``singular_ratio`` / ``numerical_rank``, and pyref's models (``ConstantGModel``, ``PLDRModel``:

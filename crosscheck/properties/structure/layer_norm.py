@@ -1,5 +1,5 @@
-"""Cross-check properties of ``Formal/Structure/LayerNorm.lean``: ``layernorm_norm_identity`` and
-``JUSTIFY``.
+"""Cross-check properties of ``Formal/Structure/LayerNorm.lean``: ``layernorm_norm_identity``,
+``layernorm_scale_error`` and ``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.structure`."""
 
@@ -37,6 +37,13 @@ JUSTIFY: dict[str, str] = {
         "which is checked",
     "PLGA.LayerNorm.sqrt_ne_zero_of_pos":
         "property of the hypothesis square root (√v ≠ 0 for v > 0); used inside proofs",
+    "PLGA.LayerNorm.absv_mul_le_of_mem":
+        "order helper (0 ≤ ρ ≤ 1 ⇒ |xρ| ≤ |x|) inside absv_normalize_smul_sub_le, which is checked",
+    "PLGA.LayerNorm.mul_self_mul_le_of_mem":
+        "order helper (0 ≤ ρ ≤ 1 ⇒ (xρ)² ≤ x²) inside sum_sq_normalize_smul_sub_le, which is "
+        "checked",
+    "PLGA.LayerNorm.inv_le_inv_of_le":
+        "order helper (0 < a ≤ b ⇒ 1/b ≤ 1/a) inside absv_scaleErr_mul_damp_le, which is checked",
     "PLGA.LayerNorm.fsum_centred_sq":
         "definitional rearrangement Σ(r_i − μ)² = d·var(r) of the Lean variance; pyref's LayerNorm "
         "computes var exactly this way and sum_sq_normalize (checked) is its consequence",
@@ -271,3 +278,199 @@ def layernorm_norm_identity(ex, backend, dps):
            lambda: [ev.normalize(const(eps), r) for r in mat(X)],
            ln_scale(X, np.ones(n), np.zeros(n), eps))
     return combine(parts + ch.items, met=checked > 0)
+
+
+# ======================================== 2. the ε-LayerNorm scale error (Lem 5.11(ii))
+@st.composite
+def ln_scale_case(draw):
+    """Rows X (m × n), ε, a power-of-two scale c (so c·r is exact in float64; c ≤ 1 is the
+    D/S direction of spec §A.4, c > 1 the converse), affine γ, β."""
+    n = draw(st.integers(1, 12))
+    m = draw(st.integers(1, 4))
+    X = draw(matrix(m, n, magnitude=LN_MAG))
+    eps = draw(st.sampled_from([1e-6, 1e-3, 1e-9, 0.5]))
+    c = draw(st.sampled_from([0.5, 0.25, 2.0 ** -10, 2.0, 8.0, 1.0]))
+    g = draw(matrix(1, n, magnitude=st.sampled_from([1.0, 3.0]), structure=False))[0]
+    bt = draw(matrix(1, n, magnitude=st.sampled_from([0.0, 1.0]), structure=False))[0]
+    return X, eps, c, g, bt
+
+
+def _scale_exact(r, eps_val, c):
+    """Exact (80 digits) per-row quantities of Lem 5.11(ii) for the float64 row r: û (the
+    ε-normalized row), κ = ε(c² − 1)/(c² v + ε), ρ = √(c²v + ε)/(c√(v + ε) + √(c²v + ε)), the
+    bound ε/(c² v + ε) of ``absv_scaleErr_le``, (M, v, w = v + ε, c²v + ε) and the proxy
+    p = ε/(2 var(c r)) = ε/(2c²v) (None when v = 0)."""
+    M, mu, v, w = _row_exact(r, eps_val)
+    with mpmath.workdps(80):
+        e, cm = mpmath.mpf(eps_val), mpmath.mpf(c)
+        wc = cm * cm * v + e
+        u = [(mpmath.mpf(float(t)) - mu) / mpmath.sqrt(w) for t in r]
+        kappa = e * (cm * cm - 1) / wc
+        rho = mpmath.sqrt(wc) / (cm * mpmath.sqrt(w) + mpmath.sqrt(wc))
+        prox = e / (2 * cm * cm * v) if v > 0 else None
+        return u, kappa, rho, e / wc, (M, v, w, wc), prox
+
+
+def _scale_row_parts(backend, i, rows, ex, gb):
+    """normalize_smul_sub_eq, absv_normalize_smul_sub_le, sum_sq_normalize_smul_sub_le and
+    absv_lnEps_smul_sub_le on row i. rows = (LN(r), LN(c r), LN_γβ(r), LN_γβ(c r)) from pyref."""
+    u, kappa, rho, _, (M, v, w, wc), prox = ex
+    g, bt, c = gb
+    n = len(u)
+    R, Rc = _f(M / mpmath.sqrt(w)), _f(mpmath.mpf(c) * M / mpmath.sqrt(wc))
+    delta = bound(backend, n + 5, _ln_T(n, R) + _ln_T(n, Rc))
+    with mpmath.workdps(80):
+        U, Uc, G, Gc = (_mp(x) for x in rows)
+        D = [Uc[j] - U[j] for j in range(n)]
+        ident = max(abs(D[j] - u[j] * kappa * rho) for j in range(n))
+        ent = max(max(mpmath.mpf(0), abs(D[j]) - abs(u[j]) * abs(kappa)) for j in range(n))
+        ss = mpmath.fsum(t * t for t in D)
+        target = kappa * kappa * n * v / w
+        tol_ss = 2 * math.sqrt(n) * _f(mpmath.sqrt(max(ss, target))) * delta + n * delta ** 2
+        aff = []
+        for j in range(n):
+            gj, bj = abs(float(g[j])), abs(float(bt[j]))
+            tol = gj * delta + bound(backend, 3, gj * 2 * (R + Rc) + 2 * bj)
+            dev = max(mpmath.mpf(0), abs(Gc[j] - G[j]) - gj * abs(u[j]) * abs(kappa))
+            aff.append(_f(dev) - tol)
+        out = []
+        if prox is not None and c <= 1:
+            ent_p = max(max(mpmath.mpf(0), abs(D[j]) - abs(u[j]) * prox) for j in range(n))
+            su = mpmath.fsum(t * t for t in u)
+            tol_p = 2 * math.sqrt(n) * _f(mpmath.sqrt(max(ss, prox * prox * su))) * delta
+            out = [(f"absv_scaleErr_mul_damp_le row {i}",
+                    _f(max(mpmath.mpf(0), abs(kappa * rho) - prox)), 0.0),
+                   (f"absv_normalize_smul_sub_le_proxy row {i}", _f(ent_p), delta),
+                   (f"sum_sq_normalize_smul_sub_le_proxy row {i}",
+                    _f(max(mpmath.mpf(0), ss - prox * prox * su)), tol_p + n * delta ** 2)]
+        damp = max(mpmath.mpf(0), -rho, rho - 1)
+        return out + [(f"scaleDamp_mem row {i}", _f(damp), 0.0),
+                      (f"normalize_smul_sub_eq row {i}", _f(ident), delta),
+                (f"absv_normalize_smul_sub_le row {i}", _f(ent), delta),
+                (f"sum_sq_normalize_smul_sub_le row {i}", _f(max(mpmath.mpf(0), ss - target)),
+                 tol_ss),
+                (f"absv_lnEps_smul_sub_le row {i}", max(0.0, max(aff)), 0.0)]
+
+
+def _scale_err_parts(backend, X, ex_rows, c, gb):
+    """absv_scaleErr_le (c ≤ 1): |κ| ≤ ε/(c²v + ε) exactly, and (float64) against pyref's audit
+    statistic ``ln_scale_error`` with S = 1/c: its abs_l2 is ≤ |κ|·√(Σ γ_i² û_i²) (from
+    absv_lnEps_smul_sub_le) and |κ| ≤ 2·proxy (proxy = ε/(2 var(r/S)), up to np.var's rounding);
+    and sum_sq_normalize_smul_sub_le_proxy against its rel_l2 (``_proxy_audit_part``)."""
+    parts = []
+    for i, ex in enumerate(ex_rows):
+        if ex is None:
+            continue
+        u, kappa, _, kb, _, _ = ex
+        parts.append((f"absv_scaleErr_le row {i}", _f(max(mpmath.mpf(0), abs(kappa) - kb)), 0.0))
+    if backend == "mp" or c >= 1.0:
+        return parts
+    g, bt, eps = gb
+    S = int(round(1 / c))
+    stat = pyref.analysis.ln_scale_error(X, g, bt, S, eps=eps)
+    n = X.shape[1]
+    rel = pyref.analysis.ln_scale_error(X, np.ones(n), np.zeros(n), S, eps=eps)["rel_l2"]
+    for i, ex in enumerate(ex_rows):
+        if ex is None:
+            continue
+        u, kappa, _, _, (M, v, w, wc), prox = ex
+        parts += _proxy_audit_part(i, u, prox, float(rel[i]), (M, w, wc, S))
+        R, Rc = _f(M / mpmath.sqrt(w)), _f(M / S / mpmath.sqrt(wc))
+        gmax = float(np.max(np.abs(g)))
+        tol = math.sqrt(n) * (gmax * bound("float64", n + 5, _ln_T(n, R) + _ln_T(n, Rc))
+                              + bound("float64", 3, gmax * 2 * (R + Rc) + 2 * np.max(np.abs(bt))))
+        with mpmath.workdps(80):
+            rhs = abs(kappa) * mpmath.sqrt(mpmath.fsum((mpmath.mpf(float(g[j])) * u[j]) ** 2
+                                                       for j in range(n)))
+            dev = max(mpmath.mpf(0), mpmath.mpf(float(stat["abs_l2"][i])) - rhs)
+            prox = mpmath.mpf(float(stat["proxy"][i]))
+            # np.var's relative error (scale invariant, so M, v of r serve for r/S):
+            # e(2√v + e)/v + γ_{n+1} with e = γ_{n+4}M, plus γ_3 for ε/(2·var)
+            e_ = gamma(n + 4) * M
+            eta = (e_ * (2 * mpmath.sqrt(v) + e_) / v if v > 0 else mpmath.inf) + gamma(n + 4)
+            pdev = max(mpmath.mpf(0), abs(kappa) - 2 * prox * (1 + eta))
+        parts += [(f"ln_scale_error abs_l2 ≤ |κ|·‖γ⊙û‖ row {i}", _f(dev), 1.01 * tol + 1e-300),
+                  (f"|κ| ≤ 2·proxy row {i}", _f(pdev), 0.0)]
+    return parts
+
+
+def _proxy_audit_part(i, u, prox, rel, scales):
+    """sum_sq_normalize_smul_sub_le_proxy against pyref's audit: rel_l2 = ‖Δ‖/‖LN(r)‖ (γ = 1,
+    β = 0) ≤ p = ε/(2 var(r/S)), exact p. Tolerance: ‖Δ‖ and ‖LN(r)‖ are each within √n·δ of
+    their exact values (δ the entry bound of ``_scale_row_parts``), plus γ_{n+3} relative for the
+    audit's sums, sqrt and division; rows with ‖û‖ ≤ 4√n·δ are skipped (the ratio is then
+    ill-conditioned)."""
+    if prox is None:
+        return []
+    M, w, wc, S = scales
+    n = len(u)
+    R, Rc = _f(M / mpmath.sqrt(w)), _f(M / S / mpmath.sqrt(wc))
+    sd = math.sqrt(n) * bound("float64", n + 5, _ln_T(n, R) + _ln_T(n, Rc))
+    with mpmath.workdps(80):
+        nu = _f(mpmath.sqrt(mpmath.fsum(t * t for t in u)))
+        if nu <= 4 * sd:
+            return []
+        p = _f(prox)
+        tol = (sd * (1 + p)) / (nu - sd) + gamma(n + 3) * (rel + p)
+    return [(f"ln_scale_error rel_l2 ≤ proxy row {i}", max(0.0, rel - p), tol)]
+
+
+@prop(theorems=["PLGA.LayerNorm.normalize_smul_sub_eq", "PLGA.LayerNorm.scaleDamp_mem",
+                "PLGA.LayerNorm.absv_normalize_smul_sub_le",
+                "PLGA.LayerNorm.sum_sq_normalize_smul_sub_le",
+                "PLGA.LayerNorm.absv_lnEps_smul_sub_le", "PLGA.LayerNorm.absv_scaleErr_le",
+                "PLGA.LayerNorm.absv_scaleErr_mul_damp_le",
+                "PLGA.LayerNorm.absv_normalize_smul_sub_le_proxy",
+                "PLGA.LayerNorm.sum_sq_normalize_smul_sub_le_proxy"],
+      paper="Lem 5.11(ii) (quantitative ε-LayerNorm scale error)",
+      strategy=ln_scale_case,
+      no_arb="its tolerances combine round-off allowances nonlinearly (δ², √) and compare "
+             "80-digit point values; pyref's LayerNorm itself runs on arb in "
+             "layernorm_norm_identity")
+def layernorm_scale_error(ex, backend, dps):
+    """``pyref.layers.layer_norm`` of rows r and c·r (c a power of two, so c·r is exact), ε > 0,
+    against the exact (80-digit) right sides of Lem 5.11(ii) built from the float64 row
+    (û = (r − μ)/√(v + ε), κ = ε(c² − 1)/(c²v + ε), ρ = √(c²v + ε)/(c√(v + ε) + √(c²v + ε))):
+
+    * ``normalize_smul_sub_eq``: LN(c r)_i − LN(r)_i = û_i κ ρ, and ``scaleDamp_mem``: 0 ≤ ρ ≤ 1
+      (exact);
+    * ``absv_normalize_smul_sub_le``: |LN(c r)_i − LN(r)_i| ≤ |û_i| |κ|;
+    * ``sum_sq_normalize_smul_sub_le``: Σ_i (LN(c r)_i − LN(r)_i)² ≤ κ² n v/(v + ε);
+    * ``absv_lnEps_smul_sub_le``: with pyref's affine γ, β: |Δ_i| ≤ |γ_i| |û_i| |κ|;
+    * ``absv_scaleErr_le`` (c ≤ 1): |κ| ≤ ε/(c²v + ε) (exact), and in float64 against pyref's
+      audit ``pyref.analysis.ln_scale_error`` (S = 1/c): abs_l2 ≤ |κ|·‖γ ⊙ û‖ and |κ| ≤ 2·proxy;
+    * the proxy form (c ≤ 1, v > 0, p = ε/(2c²v) exact): ``absv_scaleErr_mul_damp_le`` |κρ| ≤ p,
+      ``absv_normalize_smul_sub_le_proxy`` |Δ_i| ≤ |û_i| p, ``sum_sq_normalize_smul_sub_le_proxy``
+      Σ Δ² ≤ p² Σ û², and pyref's audit rel_l2 (γ = 1, β = 0) ≤ p.
+
+    Bounds: each pyref LN entry is within γ_{n+4}·T_u (T_u = 3√n(R + 2), see
+    ``layernorm_norm_identity``) of its exact value, R = M/√(v + ε) for r and cM/√(c²v + ε) for
+    c r; the difference of two entries is therefore within δ = 2γ_{n+5}(T_u(R) + T_u(R_c)) (one
+    more rounding for the subtraction); Σ Δ² within 2√n‖Δ‖δ + nδ²; the affine entries add
+    2γ_3(|γ_i|·2(R + R_c) + 2|β_i|) for γ_i·û_i + β_i; the audit's L2 norm adds √n times the entry
+    bound (1% for its own sum and sqrt); the proxy uses np.var (relative error ≤ γ_{n+4}). mp:
+    1e-40 times the same scales. Rows outside the validity condition γ_{n+6}R ≤ 1e-3 of the LN
+    bound are skipped. Would fail with κ halved (the identity) or with ε outside the root."""
+    X, eps, c, g, bt = ex
+    m, n = X.shape
+    b = pyref.get_backend(backend, dps)
+    with b.context():
+        eps_b = b.const(eps)
+        Xb, cb = conv(backend, dps, X, np.array(c))
+        Xc = Xb * cb
+        gb_, bb_ = b.asarray(g), b.asarray(bt)
+    U, Uc = (_ln(b, Y, eps, backend, dps) for Y in (Xb, Xc))
+    G, Gc = (pyref.layers.layer_norm(Y, gb_, bb_, eps=eps, backend=backend, dps=dps)
+             for Y in (Xb, Xc))
+    eps_val = eps_b if b.is_mp else eps
+    parts, rows = [], []
+    for i in range(m):
+        e = _scale_exact(X[i], eps_val, c)
+        M, v, w, wc = e[4]
+        if gamma(n + 6) * _f(max(M / mpmath.sqrt(w), c * M / mpmath.sqrt(wc))) > 1e-3:
+            rows.append(None)
+            continue
+        rows.append(e if c <= 1 else None)
+        parts += _scale_row_parts(backend, i, (U[i], Uc[i], G[i], Gc[i]), e, (g, bt, c))
+    parts += _scale_err_parts(backend, X, rows, c, (g, bt, eps))
+    return combine(parts, met=bool(parts))

@@ -81,6 +81,7 @@ def _fwd_dev(o1, i1, o2, i2):
 
 
 @prop(theorems=["PLGA.Online.stack_block_eq_online", "PLGA.Online.block_eq_online_of_shaped",
+                "PLGA.Online.prefixConsistentShaped_getElem",
                 "PLGA.Online.prefixConsistentShaped_of_rowLocal",
                 "PLGA.Online.prefixConsistent_of_rowLocal",
                 "PLGA.Online.rowMapDecoder_block_eq_online", "PLGA.Online.rowMapDecoder_rowLocal",
@@ -96,7 +97,8 @@ def causal_block_equals_online(ex, backend, dps):
     is row-local: a Lean ``stack`` of causal, length-preserving layers, composed with the row-wise
     embedding and head) on tokens x (first token not the pad id):
 
-    * block = sequential (``stack_block_eq_online``, ``block_eq_online_of_shaped``, the
+    * block = sequential (``stack_block_eq_online``, ``block_eq_online_of_shaped``,
+      ``prefixConsistentShaped_getElem``, the
       ``rowMapDecoder`` form with f(prefix) = last row of the forward on the prefix): row t of the
       block forward equals the last row of the forward on x[:t+1] (logits and decoder output);
     * row-locality (``stack_rowLocal``, ``rowLocal_take``, ``rowLocal_comp``): a sequence y sharing

@@ -95,7 +95,7 @@ def _exponent_rule_parts(b, backend, pt, tensors, exponents, scalars):
                 "PLGA.PowerLaw.hadPow_zero", "PLGA.PowerLaw.hadPow_add",
                 "PLGA.PowerLaw.hadPow_add_exponent", "PLGA.PowerLaw.hadPow_one",
                 "PLGA.PowerLaw.hadPow_hadPow", "PLGA.PowerLaw.hadLog_hadPow",
-                "PLGA.PowerLaw.hadPow_hadamard_base"],
+                "PLGA.PowerLaw.hadPow_hadamard_base", "PLGA.PowerLaw.hadPow_neg_hadamard"],
       paper="Prop 3.7 (the power law A_P = A_LM^{⊙P}: positive, P = 0 gives 𝟙𝟙ᵀ, group law, "
             "log-linear form)",
       strategy=power_case)
@@ -109,7 +109,8 @@ def power_law_potential_tensor(ex, backend, dps):
     * ``hadPow_add``: A^{⊙(s+t)P} = A^{⊙sP} ⊙ A^{⊙tP}; ``hadPow_add_exponent``: A^{⊙(P+Q)} = A^{⊙P}
       ⊙ A^{⊙Q};
     * ``hadPow_hadPow``: (A^{⊙P})^{⊙Q} = A^{⊙(Q⊙P)}; ``hadLog_hadPow``: log A^{⊙P} = P ⊙ log A;
-    * ``hadPow_hadamard_base``: (A ⊙ B)^{⊙P} = A^{⊙P} ⊙ B^{⊙P}.
+    * ``hadPow_hadamard_base``: (A ⊙ B)^{⊙P} = A^{⊙P} ⊙ B^{⊙P};
+    * ``hadPow_neg_hadamard``: A^{⊙(−t)P} ⊙ A^{⊙tP} = 𝟙𝟙ᵀ (inverses of the one-parameter group).
 
     float64 bounds, relative per entry (u = 2⁻⁵³; each numpy pow/exp/log call within 1 ulp ≤ 2u of
     the exact value for its float arguments: measured ≤ 1.1u on this build, glibc ≥ 2.28 < 0.52
@@ -122,7 +123,10 @@ def power_law_potential_tensor(ex, backend, dps):
     is raised to Q, the exponent Q⊙P rounds → 2u|Q| + uL + 4u ≤ ``fp_bound(2, (|Q| + L + 3)·Mx)``;
     log form (absolute): log of a 2u-perturbed value, the log's 2u|y| and the right side's 3u|y| →
     5uL + 2u ≤ ``fp_bound(3, L + 2)``; base rule: A·B rounds (u, raised to P) → u|P| + 7u ≤
-    ``fp_bound(1, (|P| + 4)·Mx)``; A^{⊙𝟙}: one pow → ``fp_bound(2, Mx)``. mp: 1e-40 times the same
+    ``fp_bound(1, (|P| + 4)·Mx)``; A^{⊙𝟙}: one pow → ``fp_bound(2, Mx)``; inverses: the exponents
+(−t)P and tP are computed as exact negatives (rounding is sign-symmetric), so the exact product
+of the two computed powers is 1; two pows (2u each) and the product (u) → 5u + O(u²) ≤
+``fp_bound(3, Mx)``. mp: 1e-40 times the same
     scales (mpmath's power/exp/log are accurate to a few units of 10⁻⁵⁰). mp formula anchors: A_LM
     and A^{⊙P} equal the Lean ``metricTensor`` and ``hadPow`` (exp(P log A)) evaluated independently
     (:mod:`crosscheck.spec_eval.model`)."""
@@ -172,4 +176,10 @@ def power_law_potential_tensor(ex, backend, dps):
         Mx = max(maxabs(lhs), maxabs(rhs))
         parts.append(("hadPow_hadamard_base", maxabs(lhs - rhs),
                       bound(backend, 1, (float(np.max(aP)) + 4) * Mx)))
+        ntP, tP = (-tb) * Pb, tb * Pb
+    lhs, rhs = pt(ALM, ntP), pt(ALM, tP)
+    with b.context():
+        prod = lhs * rhs
+        parts.append(("hadPow_neg_hadamard", maxabs(prod - b.asarray(np.ones_like(P))),
+                      bound(backend, 3, maxabs(prod))))
     return combine(parts)

@@ -1,5 +1,6 @@
 """Cross-check properties of ``Formal/Structure/RankOne.lean``: ``rank_one_identities``,
-``det_matches_laplace``, ``rank_statistics_match_spec`` and ``JUSTIFY``.
+``rank_one_range_and_spectrum``, ``det_matches_laplace``, ``rank_statistics_match_spec`` and
+``JUSTIFY``.
 
 Conventions and tolerances: :mod:`crosscheck.properties.structure`."""
 
@@ -198,6 +199,103 @@ def rank_one_identities(ex, backend, dps):
                       2 * gamma(d * d)))
         parts.append(("numerical_rank = 1", float(pyref.analysis.numerical_rank(Af) != 1), 0.0))
     return combine(parts, met=met)
+
+
+# ============================= rank-one range, spectrum and idempotent (Prop 3.9, "iff α ≠ 0")
+@st.composite
+def rank_one_range_case(draw):
+    d = draw(st.integers(1, 8))
+    alpha = draw(matrix(1, d, magnitude=MODEST, structure=False))[0]
+    kind = draw(st.sampled_from(["generic", "generic", "zero", "sumzero"]))
+    if kind == "zero":
+        alpha = np.zeros(d)
+    elif kind == "sumzero" and d >= 2:
+        alpha[1::2] = -alpha[0:d - d % 2:2]           # pairs (a, −a): Σα = 0 exactly
+        if d % 2:
+            alpha[d - 1] = 0.0
+    c = draw(st.floats(-4.0, 4.0, allow_nan=False))
+    v = draw(matrix(1, d, structure=False))[0]
+    return alpha, c, v
+
+
+def _rank_one_eigen_parts(a, A):
+    """rowClone_eigenvalue_eq_sum on numpy's eigenvalues (float64): A = 𝟙aᵀ with s = Σa ≠ 0 is
+    diagonalizable (eigenvalues s, 0^{d−1}) with an eigenvector matrix of condition ≤ 2/ρ,
+    ρ = |s|/(√d‖a‖) (the sine of the angle between 𝟙 and a^⊥); LAPACK's eigenvalues are exact for
+    A + E with ‖E‖₂ ≤ d²u‖A‖_F (backward stable, p(d) = d² as for the SVD), so by Bauer–Fike every
+    computed eigenvalue lies within τ = (2/ρ)·d²u‖A‖_F of {0, s}. Checked when |s| > 3τ (the two
+    disks are apart): every eigenvalue outside the disk at 0 is within τ of s."""
+    d = len(a)
+    s = float(np.sum(a))
+    na = float(np.linalg.norm(a))
+    if s == 0 or na == 0:
+        return []
+    tau = 2 * np.sqrt(d) * na / abs(s) * d * d * U64 * float(np.linalg.norm(A))
+    if abs(s) <= 3 * tau:
+        return []
+    lam = np.linalg.eigvals(A)
+    dev = max((abs(complex(x) - s) for x in lam if abs(x) > tau), default=0.0)
+    return [("rowClone_eigenvalue_eq_sum (every nonzero eigenvalue = Σα)", dev, tau)]
+
+
+@prop(theorems=["PLGA.RankOne.rowClone_mulVec_mem_line", "PLGA.RankOne.dot_single",
+                "PLGA.RankOne.rowClone_range_eq_line_iff",
+                "PLGA.RankOne.rowClone_eigenvalue_eq_sum", "PLGA.RankOne.rowClone_smul_inv_idem"],
+      paper="Prop 3.9 (𝟙αᵀ: range ⊆ line of 𝟙, = that line iff α ≠ 0 (rank 1 iff α ≠ 0); the "
+            "nonzero eigenvalue is Σα; A/Σα idempotent)",
+      strategy=rank_one_range_case,
+      no_arb="its spectrum and scale sub-checks reduce values to float64 (numpy eigenvalues with a "
+             "Bauer–Fike bound); the rank-one identities themselves run on arb in "
+             "rank_one_identities")
+def rank_one_range_and_spectrum(ex, backend, dps):
+    """A = 𝟙αᵀ (d = 1 … 8; α generic, zero, or with Σα = 0 exactly):
+
+    * ``rowClone_mulVec_mem_line``: A v has all entries equal (spread ≤ 2γ_d Σ|α||v|);
+    * ``rowClone_range_eq_line_iff``: for α ≠ 0 and j with α_j ≠ 0 the preimage v = (c/α_j)e_j
+      of the target c𝟙 gives A v = c𝟙 (within 2u|c|: one quotient, one product; the zero terms
+      are exact), and pyref's ``numerical_rank`` (an SVD of its own) is 1; for α = 0 it is 0 and
+      A v = 0 exactly, so c𝟙 (c ≠ 0) is not in the range; ``dot_single``: (A v)_i equals
+      α_j·(c/α_j) as the backend rounds that one product (exact: the other terms are 0);
+    * ``rowClone_eigenvalue_eq_sum`` (float64): :func:`_rank_one_eigen_parts`;
+    * ``rowClone_smul_inv_idem``: for s = Σα ≠ 0, (A/s)² = A/s within
+      2γ_{d+2}·Σ|α|·max|α|/s² (entries α_j/s rounded once, then a d-term product sum).
+
+    mp: 1e-40 times the same scales; pyref's ``numerical_rank`` is float64 in both runs."""
+    alpha, c, v = ex
+    d = len(alpha)
+    b = pyref.get_backend(backend, dps)
+    parts = []
+    nonzero = bool(np.any(alpha != 0))
+    parts.append(("numerical_rank = [α ≠ 0]",
+                  float(pyref.analysis.numerical_rank(np.tile(alpha, (d, 1))) != int(nonzero)),
+                  0.0))
+    with b.context():
+        a = b.asarray(alpha)
+        A = np.stack([a] * d)
+        Av = A @ b.asarray(v)
+        af = np.abs(alpha)
+        parts.append(("rowClone_mulVec_mem_line (spread)", maxabs(Av - Av[0]),
+                      _ub(backend, d, float(af @ np.abs(v)))))
+        if nonzero:
+            j = int(np.argmax(af))
+            x = b.const(c) / a[j]
+            e = b.zeros(d)
+            e[j] = x
+            Ae = A @ e
+            parts.append(("dot_single (exact)", maxabs(Ae - a[j] * x), 0.0))
+            parts.append(("range: A((c/α_j)e_j) = c𝟙", maxabs(Ae - b.const(c)),
+                          _ub(backend, 2, abs(c))))
+        else:
+            parts.append(("α = 0: A v = 0 (c𝟙 ∉ range)", maxabs(Av), 0.0))
+        s = np.sum(a)
+        if s != 0:
+            B = A / s
+            parts.append(("rowClone_smul_inv_idem", maxabs(B @ B - B),
+                          _ub(backend, d + 2, float(np.sum(af) * np.max(af))
+                              / float(to_float64(np.array([s]))[0]) ** 2)))
+    if backend == "float64":
+        parts += _rank_one_eigen_parts(alpha, np.tile(alpha, (d, 1)))
+    return combine(parts)
 
 
 # ===================================== the determinant, σ₂/σ₁, numerical rank, row variance
