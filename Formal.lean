@@ -52,3 +52,4 @@ public import Formal.Spec.Decoder
 public import Formal.Spec.Theorems
 public import Formal.Spec.Rope
 public import Formal.Spec.Decode
+public import Formal.Spec.DecodeWitness

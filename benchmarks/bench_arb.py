@@ -102,7 +102,8 @@ def _head_slice(backend, dps, cols=320):
     with b.context():
         if backend == "arb":
             Wb = pyref.arb.ExactWeight(W)
-            Wb.slice_mats()   # converted once, as backend_params does
+            Wb.slice_mats()   # converted once, as backend_params does (both forms: the
+            Wb.T.digits()     # product takes the path pyref.arb_matmul.worthwhile picks)
         else:
             Wb = b.asarray(W)
         xb = b.asarray(x)

@@ -19,7 +19,8 @@ Main API::
 
 Modules (each imports only the ones above it):
 
-* :mod:`pyref.arb` -- ball arithmetic helpers (``arb_mat`` products, radii, decisions);
+* :mod:`pyref.arb` -- ball arithmetic helpers (``arb_mat`` products, radii, decisions), with
+  :mod:`pyref.arb_matmul` (thin ball × float-weight products through exact integer products);
 * :mod:`pyref.backend` -- the four number systems; :mod:`pyref.config` -- ``PLDRConfig``;
 * :mod:`pyref.state_dict` -- key names, shapes, validation, parameter counts (the
   checkpoint format); :mod:`pyref.checkpoint` -- safetensors / npz files;

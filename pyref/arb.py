@@ -17,7 +17,7 @@ whose ``arb_mat`` conversions are cached on the array, so a model's weights are 
 * :func:`as_arb_mat`, :func:`entries_array` -- one 2-D array to ``arb_mat`` and back;
 * :func:`round_float32` -- float32 rounding of balls, when it is decided.
 
-Imports nothing from :mod:`pyref`.
+Imports nothing from :mod:`pyref` but :mod:`pyref.arb_matmul` (the exact-weight product).
 """
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ import math
 import mpmath
 import numpy as np
 from flint import arb, arb_mat, fmpz
+
+from . import arb_matmul
 
 GUARD_BITS = 16     # at least these bits above ceil(dps·log2 10), rounded up to whole 64-bit
                     # limbs (Arb's cost grows by limbs: the rest of the last limb is free)
@@ -150,6 +152,17 @@ class ExactWeight(np.ndarray):
             self._mats[key] = _slice_mats(self.view(np.ndarray))
         return self._mats[key]
 
+    def digits(self):
+        """:func:`pyref.arb_matmul.weight_digits` of this 2-D view (None when it does not
+        apply), converted once per view."""
+        key = self._key()
+        if key is None:
+            return arb_matmul.weight_digits(self.view(np.ndarray))
+        key = ("digits",) + key
+        if key not in self._mats:
+            self._mats[key] = arb_matmul.weight_digits(self.view(np.ndarray))
+        return self._mats[key]
+
 
 def _slice_mats(a) -> list:
     """arb_mat of each 2-D slice of a float or object array a [..., m, n]."""
@@ -172,12 +185,17 @@ def matmul(a, c) -> np.ndarray:
     axes broadcast as in ``np.matmul``; each 2-D product is one ``arb_mat`` product (a rigorous
     enclosure).  Operands: object arrays of arb, float arrays (exact) or :class:`ExactWeight`
     (cached conversion).  Where one operand is broadcast over the other's leading axes, the
-    other's slices are stacked into one taller (or wider) product."""
+    other's slices are stacked into one taller (or wider) product.  A 2-D product of a few
+    ball rows (or columns) by a float weight goes through exact integer products instead
+    (:func:`_weight_product`, :mod:`pyref.arb_matmul`; 3-7x faster at 50 digits, rigorous)."""
     a, c = _as2(a), _as2(c)
     (m, k), (k2, n) = a.shape[-2:], c.shape[-2:]
     if k != k2:
         raise ValueError(f"arb matmul: inner dimensions differ, {a.shape} · {c.shape}")
     if a.ndim == c.ndim == 2:
+        fast = _weight_product(a, c)
+        if fast is not None:
+            return fast
         if m < THIN_ROWS < n:
             # thin · wide (e.g. 16 tokens × a weight): Arb's classical product is ~30 % faster
             # as (cᵀ aᵀ)ᵀ, and a weight's cᵀ is the untransposed (cached) matrix
@@ -196,6 +214,36 @@ def matmul(a, c) -> np.ndarray:
     # c shared by several products: stack a's slices; a shared: stack c's; else one by one
     _products(a, c, ia, ic, out, stack="cols" if nc == cnt and na < cnt else "rows")
     return out.reshape(*lead, m, n)
+
+
+def _is_weight(x) -> bool:
+    return isinstance(x, ExactWeight) or x.dtype.kind == "f"
+
+
+def _ball_weight(X, W):
+    """X [m, k] (object array of arb) · W [k, n] (float weight) by
+    :func:`pyref.arb_matmul.ball_times_weight`, or None when that path does not apply."""
+    m, k = X.shape
+    n = W.shape[1]
+    if X.dtype != object or not arb_matmul.worthwhile(m, k, n):
+        return None
+    dig = W.digits() if isinstance(W, ExactWeight) else arb_matmul.weight_digits(W)
+    if dig is None:
+        return None
+    return arb_matmul.ball_times_weight(X, dig, np.abs(W.view(np.ndarray)))
+
+
+def _weight_product(a, c):
+    """a [m, k] · c [k, n] through exact integer products when one operand is a float weight
+    and the other has a few ball rows (a) or columns (c) (:func:`arb_matmul.worthwhile`:
+    where Arb's classical product of thin matrices is slow; 3-7x faster at 50 digits); None
+    otherwise (non-finite entries included: the arb_mat product then)."""
+    if _is_weight(c) and not _is_weight(a):
+        return _ball_weight(a, c)
+    if _is_weight(a) and not _is_weight(c):
+        r = _ball_weight(c.T, a.T)
+        return None if r is None else r.T
+    return None
 
 
 def _mats(x, idx):

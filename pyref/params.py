@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from . import arb_matmul
 from .arb import ExactWeight
 from .state_dict import (
     ELEMENTWISE_LEAVES,
@@ -126,12 +127,14 @@ def backend_state_dict(b, params) -> dict:
     """The state dict ``params`` (key -> float64 array) converted to backend ``b`` (call inside
     ``b.context()``).  arb: every parameter with ≥ 2 axes except the elementwise operator
     leaves (b, P, b_a) stays an exact float64 :class:`~pyref.arb.ExactWeight` (no copy) whose
-    ``arb_mat`` form is converted here, once, in the orientation the products of a short
-    sequence use (:func:`pyref.arb.matmul`: the Φ_res weights transposed, as x·Wᵀ over the
-    B·H·d_k rows of A; the other linear weights as they are, since a product of fewer than
-    ``THIN_ROWS`` token rows is computed as W·xᵀ; operator W and a as they are; the embedding
-    table is only indexed; another orientation is converted on first use and cached);
-    everything else becomes object arrays of arb."""
+    product form is converted here, once, as the products of a short sequence use it
+    (:func:`pyref.arb.matmul`): the Φ_res weights as the ``arb_mat`` of Wᵀ (x·Wᵀ over the
+    B·H·d_k rows of A); the other linear weights as the integer digits of Wᵀ
+    (:mod:`pyref.arb_matmul`: a few token rows times Wᵀ), or, where that path is not
+    ``arb_matmul.worthwhile`` at this precision, as the ``arb_mat`` of W (fewer than
+    ``THIN_ROWS`` token rows are computed as W·xᵀ); operator W and a as they are; the
+    embedding table is only indexed; another form is converted on first use and cached.
+    Everything else becomes object arrays of arb."""
     if not b.is_arb:
         return {k: b.asarray(v) for k, v in params.items()}
     sd = {}
@@ -140,8 +143,12 @@ def backend_state_dict(b, params) -> dict:
             sd[k] = b.asarray(v)
             continue
         sd[k] = w = ExactWeight(v)
-        if k != EMBEDDING:
-            (w.T if ".reslayerAs." in k else w).slice_mats()
+        if ".reslayerAs." in k:
+            w.T.slice_mats()
+        elif k != EMBEDDING and w.ndim == 2 and arb_matmul.worthwhile(1, *w.T.shape):
+            w.T.digits()
+        elif k != EMBEDDING:
+            w.slice_mats()
     return sd
 
 

@@ -20,7 +20,10 @@ computes.
   are the prefill (prefix consistency of causal attention).
 * **(b) the recomputed global Gram breaks it.** The operator the cached step uses is the prefill's
   (`A` frozen); full recomputation uses `Φ_res(LN_A(Q̂ᵀQ̂))` of all `T + 1` rotated queries.
-  An explicit layer and input make the two operators differ.
+  An explicit layer and input make the two operators differ, and an explicit one-head layer
+  makes the cached step's attention output differ from the last row of the full
+  recomputation's attention sublayer (`mha`), for every square root, gate and exponential with a
+  logarithm.
 * **(c) the error is the operator drift.** For the PLGA model the KV-cached step equals the step
   of the constant-operator model whose operators are the prefill's `G_LM`, and (no pads) the last
   row of the full run with every layer's operator pinned to the prefill's; so
@@ -47,7 +50,8 @@ computes.
 * `pinnedDecoder_prefix_and_step`, `decodeStack_eq_lastRow_pinned`,
   `decodeStack_one_eq_lastRow_sdpaDecoder`: (a) for the spec stack;
 * `pinnedStepLogits_eq_lastRow`, `pinnedStepLogits_one_eq_lastRow_sdpaLogits`: (a) at the logits;
-* `kvStep_ops_ne_recomputed`, `not_invariantAlong_prefillOps`: (b);
+* `lastRow_mha`: the last row of `mha` is the cached step with the same operators; (b) itself,
+  the two counterexamples, is in `Formal.Spec.DecodeWitness`;
 * `decodeKV_eq_decodeStack_prefillOps`, `kvStepLogits_eq_pinnedStepLogits`: the KV-cached step is
   the G-cached step with the prefill G-cache, and the constant-operator model's step;
 * `decodeKV_eq_lastRow_pinned`, `kvStepLogits_eq_lastRow_pinnedLogits`, `kvStepLogits_sub_logits`,
@@ -59,8 +63,7 @@ One step after a prefill of length `T`: the full sequence has `T + 1` rows, its 
 `cfg` gives the prefill's (`prefixConfig`) and the cached call's (`lastConfig`). RoPE is any row
 family (`AttnConfig.rope`), so the offset `input_pos = T` is `cfg.rope (Fin.last T)`. Not covered:
 several steps (the returned cache is not modelled), batches, pyref's finite `-1e9` mask, float
-rounding. The witness of (b) is at the operator level (identity RoPE, `d = d_k = 2`, one head);
-that the drift reaches the logits is checked numerically (`crosscheck/properties/spec/decode.py`).
+rounding. The witnesses of (b) are in `Formal.Spec.DecodeWitness`.
 
 ## References
 
@@ -218,6 +221,23 @@ theorem lastRow_decoderLayer (F : Prims α) (cfg : AttnConfig α (T + 1) dk)
   have hi : i = 0 := Fin.ext (by have := i.isLt; omega)
   subst hi
   exact decoderLayer_last F cfg ho L G X
+
+omit [LE α] in
+/-- The last row of the multi-head attention sublayer on `T + 1` rows (pyref's
+`multi_head_attention` of the full recomputation) is the cached step of the new row with the same
+operators `G` and the KV-cache of the prefix, when the last row attends every key. -/
+theorem lastRow_mha (cfg : AttnConfig α (T + 1) dk) (ho : LastRowOpen cfg)
+    (P : MHAParams α d H dk) (G : HeadOps α H dk) (X : Mat (T + 1) d α) :
+    lastRow (mha cfg P G X)
+      = mhaStep (lastConfig cfg) P G (kvEntry (prefixConfig cfg) P (initRows X)) (lastRow X) := by
+  funext i
+  have hi : i = 0 := Fin.ext (by have := i.isLt; omega)
+  subst hi
+  show affine _ P.WO P.bO (Fin.last T) = affine _ P.WO P.bO 0
+  apply affine_concatHeads_row_congr
+  intro h
+  rw [keys_eq_appendRow cfg P X h, values_eq_appendRow P X h]
+  exact plgaAttention_row_congr _ _ _ _ _ _ _ _ _ _ _ (funext fun p => ho p) rfl
 
 /-! ## (a) Fixed operators: the cached step is exact -/
 
@@ -495,135 +515,5 @@ theorem kvStepLogits_eq_lastRow_logits {V : Nat} (F : Prims α) (E : ExpFn α)
   rw [kvStepLogits_eq_lastRow_pinnedLogits F E rope M tok hpad]
   unfold pinnedLogits logits
   rw [decoder_gcache_exact F _ M.layers _ _ h]
-
-/-! ## (b) The recomputed global Gram: the cached operator is not the recomputed one -/
-
-section Witness
-variable [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α]
-
-/-- The witness' rotated queries: `q̂₀ = (1, 0)` (the prefix), `q̂₁ = (-1, 1)` (the new token). -/
-def gramWitnessQ : Mat 2 2 α := fun t j =>
-  if t.val = 0 then (if j.val = 0 then 1 else 0) else (if j.val = 0 then -1 else 1)
-
-/-- The witness' `Φ_res`: `LN_A` with `γ = 1`, `β = 0`, no residual unit. -/
-def gramWitnessPhi (hA : Nat) : PhiResParams α 2 hA := ⟨fun _ => 1, fun _ => 0, []⟩
-
-/-- The witness' operator weights: `W = I`, `b = 0`, `P = 𝟙𝟙ᵀ`, `a = I`, `b_a = 0`. -/
-noncomputable def gramWitnessOp : OperatorParams α 2 :=
-  ⟨Mat.one 2, Mat.zero 2 2, fun _ _ => 1, Mat.one 2, Mat.zero 2 2⟩
-
-/-- With the witness weights and `pw = rpow`, `G_LM = iSwiGLU(A) + ε` entrywise. -/
-theorem deductive_gramWitness_entry (E : ExpLog α) (F : Prims α) (hpw : F.pw = E.rpow)
-    (hm : 0 < F.metricEps) {S hA : Nat} (Q : Mat S 2 α) (i j : Fin 2) :
-    deductive F (gramWitnessPhi hA) gramWitnessOp Q i j
-      = iswiglu F.gate.f (prefillA F (gramWitnessPhi hA) Q i j) + F.metricEps := by
-  have hALM : opALM F gramWitnessOp (prefillA F (gramWitnessPhi hA) Q) i j
-      = iswiglu F.gate.f (prefillA F (gramWitnessPhi hA) Q i j) + F.metricEps := by
-    simp only [opALM, metricTensor, gramWitnessOp, Mat.one_mul, Mat.zero]
-    grind
-  have hpos : 0 < opALM F gramWitnessOp (prefillA F (gramWitnessPhi hA) Q) i j := by
-    rw [hALM]
-    have := iswiglu_nonneg F.gate.f (fun u => Std.le_of_lt (F.gate.pos u))
-      (prefillA F (gramWitnessPhi hA) Q i j)
-    grind
-  show energyCurvature (Mat.one 2) (opAP F gramWitnessOp _) (Mat.zero 2 2) i j = _
-  simp only [energyCurvature, Mat.one_mul, Mat.add, Mat.zero, opAP, Mat.hadPow, hpw,
-    ExpLog.rpow, gramWitnessOp]
-  have key := E.exp_log _ hpos
-  simp only [gramWitnessOp] at key hALM
-  rw [Lean.Grind.Semiring.one_mul, key, hALM]
-  grind
-
-omit [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
-/-- The cached (prefill) `A` of the witness vanishes at entry `(1, 0)`: the prefix has no
-component along the second axis. -/
-theorem prefillA_gramWitness_prefix {hA : Nat} (F : Prims α) :
-    prefillA F (gramWitnessPhi hA) (initRows (T := 1) gramWitnessQ) 1 0 = 0 := by
-  simp [prefillA, residualLearner, lnA, gramWitnessPhi, lnMat, lnEps, normalize, rowMean,
-    density, Mat.mul, Mat.transpose, initRows, gramWitnessQ, fsum_succ] <;> grind
-
-/-- The recomputed `A` of the witness (all rotated queries) is nonzero at `(1, 0)`, for every
-square root and every `ln_eps > 0`. -/
-theorem prefillA_gramWitness_ne_zero {hA : Nat} (F : Prims α) (hε : 0 < F.lnEps) :
-    prefillA F (gramWitnessPhi hA) gramWitnessQ 1 0 ≠ 0 := by
-  simp only [prefillA, residualLearner, lnA, gramWitnessPhi, lnMat, lnEps, normalize,
-    List.foldl_nil]
-  have hv := rowVar_nonneg (density (gramWitnessQ (α := α)) 1)
-  have hs := F.sqrt.mul_self_sqrt (rowVar (density (gramWitnessQ (α := α)) 1) + F.lnEps)
-    (by grind)
-  have hD0 : density (gramWitnessQ (α := α)) 1 0 = -1 := by
-    simp [density, Mat.mul, Mat.transpose, gramWitnessQ, fsum_succ] <;> grind
-  have hM : rowMean (density (gramWitnessQ (α := α)) 1) = 0 := by
-    simp [rowMean, density, Mat.mul, Mat.transpose, gramWitnessQ, fsum_succ] <;> grind
-  rw [hD0, hM]
-  intro h
-  generalize F.sqrt.sqrt (rowVar (density gramWitnessQ 1) + F.lnEps) = s at h hs
-  grind
-
-/-- The operator chain of the witness differs on the prefix and on the full sequence (entry
-`(1, 0)`: `ε` against `iSwiGLU(c) + ε` with `c ≠ 0`). -/
-theorem deductive_gramWitness_ne {hA : Nat} (E : ExpLog α) (F : Prims α) (hpw : F.pw = E.rpow)
-    (hε : 0 < F.lnEps) (hm : 0 < F.metricEps) :
-    deductive F (gramWitnessPhi hA) gramWitnessOp (initRows (T := 1) gramWitnessQ)
-      ≠ deductive F (gramWitnessPhi hA) gramWitnessOp gramWitnessQ := by
-  intro h
-  have h10 := congrFun (congrFun h 1) 0
-  rw [deductive_gramWitness_entry E F hpw hm, deductive_gramWitness_entry E F hpw hm,
-    prefillA_gramWitness_prefix] at h10
-  have hpos := iswiglu_pos F.gate _ (prefillA_gramWitness_ne_zero (hA := hA) F hε)
-  simp only [iswiglu] at h10 hpos
-  grind
-
-omit [LE α] [Std.LawfulOrderLT α] [Std.IsLinearOrder α] [Lean.Grind.OrderedRing α] in
-/-- With identity query projection, no query bias and identity RoPE, the rotated queries of head
-`0` are the layer input. -/
-theorem queries_gramWitness (cfg : AttnConfig α 2 2) (hR : ∀ t, cfg.rope t = Mat.one 2)
-    (P : MHAParams α 2 1 2) (hWQ : P.WQ = Mat.one 2) (hbQ : P.bQ = fun _ => 0) :
-    queries cfg P gramWitnessQ 0 = gramWitnessQ := by
-  funext t j
-  simp only [queries, rotRows, hR, Mat.mul_one, splitHead, affine, hWQ, hbQ, Mat.add,
-    Mat.rowBroadcast]
-  have hj : (headIdx (0 : Fin 1) j : Fin 2) = j := Fin.ext (by simp [headIdx])
-  rw [hj]
-  grind
-
-/-- (b), concrete counterexample to KV-cache exactness with the recomputed global Gram: for every
-one-head spec layer with identity query projection (no bias) and the witness learner, every
-configuration with identity RoPE, every square root and gate, `ln_eps > 0`, `metric_eps > 0` and
-`pw = rpow`, on the two-token input `gramWitnessQ` the operators of the KV-cached step
-(`frozenOpsList` of the cached `A`s, the prefill's) differ from those full recomputation uses
-(`opsAlong` at the full input). Does not cover: the difference at the logits (checked
-numerically), RoPE other than the identity. -/
-theorem kvStep_ops_ne_recomputed {hF : Nat} (E : ExpLog α) (F : Prims α) (hpw : F.pw = E.rpow)
-    (hε : 0 < F.lnEps) (hm : 0 < F.metricEps) (cfg : AttnConfig α 2 2)
-    (hR : ∀ t, cfg.rope t = Mat.one 2) (L : LayerSpec α 2 1 2 hA hF)
-    (hWQ : L.attn.WQ = Mat.one 2) (hbQ : L.attn.bQ = fun _ => 0)
-    (hL : L.learner = ⟨gramWitnessPhi hA, fun _ => gramWitnessOp⟩) :
-    frozenOpsList F [L] (aAlong F (prefixConfig cfg) [L] (initRows gramWitnessQ))
-      ≠ opsAlong cfg (layers F cfg [L]) gramWitnessQ := by
-  intro h
-  have h0 := congrFun (List.head_eq_of_cons_eq h) 0
-  change deductive F L.learner.phi (L.learner.weights 0)
-      (initRows (queries cfg L.attn gramWitnessQ 0))
-    = deductive F L.learner.phi (L.learner.weights 0) (queries cfg L.attn gramWitnessQ 0) at h0
-  rw [queries_gramWitness cfg hR L.attn hWQ hbQ, hL] at h0
-  exact deductive_gramWitness_ne E F hpw hε hm h0
-
-/-- (b), as the failure of the exactness hypothesis of `decodeKV_eq_lastRow_decoder`: on the
-witness the prefill operators are not invariant along the full trajectory. -/
-theorem not_invariantAlong_prefillOps {hF : Nat} (E : ExpLog α) (F : Prims α)
-    (hpw : F.pw = E.rpow) (hε : 0 < F.lnEps) (hm : 0 < F.metricEps) (cfg : AttnConfig α 2 2)
-    (hR : ∀ t, cfg.rope t = Mat.one 2) (L : LayerSpec α 2 1 2 hA hF)
-    (hWQ : L.attn.WQ = Mat.one 2) (hbQ : L.attn.bQ = fun _ => 0)
-    (hL : L.learner = ⟨gramWitnessPhi hA, fun _ => gramWitnessOp⟩) :
-    ¬ InvariantAlong cfg (layers F cfg [L])
-      (opsAlong (prefixConfig cfg) (layers F (prefixConfig cfg) [L]) (initRows gramWitnessQ))
-      gramWitnessQ := by
-  intro h
-  apply kvStep_ops_ne_recomputed E F hpw hε hm cfg hR L hWQ hbQ hL
-  rw [frozenOpsList_aAlong]
-  exact congrArg (· :: []) h.1.symm
-
-end Witness
 
 end PLGA.Spec

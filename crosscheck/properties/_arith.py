@@ -12,7 +12,10 @@ Tolerances are derived, not tuned:
   and Stability of Numerical Algorithms*, §3.1): ``|fl(Σ x_i y_i) − Σ x_i y_i| ≤ γ_k Σ|x_i y_i|``
   with ``γ_k = k u / (1 − k u)``, ``u = 2^-53``; comparing two evaluations doubles it.
   :func:`fp_bound` returns ``2 γ_k T`` for the ``k`` roundings along the longest chain and
-  the absolute-value expression ``T`` (computed by the property, e.g. ``|A||B||C|``).
+  the absolute-value expression ``T`` (computed by the property, e.g. ``|A||B||C|``), plus
+  ``2k·η`` with ``η = 2^-1075``: with gradual underflow a rounding is
+  ``fl(x∘y) = (x∘y)(1 + δ) + η'``, ``|η'| ≤ η`` (Higham §2.1), and ``T`` itself, formed in
+  float64, may underflow to 0 while the two evaluations still differ by a subnormal.
 * ``arb`` (balls at the mp digits) has no round-off allowance: :func:`bound` returns the
   :class:`crosscheck.arbcheck.Tol` ``(0, t)`` (the statement's exact claim, with the tightness
   threshold ``t = 10^-(dps/2)·T`` for non-refutation), :func:`maxabs` a ball containing
@@ -37,8 +40,13 @@ def gamma(k: int) -> float:
     return k * U64 / (1 - k * U64)
 
 
+#: twice the underflow unit η = 2^-1075 of float64 (η itself is not a float64): the smallest
+#: subnormal, the absolute term of two roundings
+TWO_ETA64 = 2.0 ** -1074
+
+
 def fp_bound(k: int, T) -> float:
-    return 2 * gamma(k) * float(np.max(T)) if np.size(T) else 0.0
+    return 2 * gamma(k) * float(np.max(T)) + k * TWO_ETA64 if np.size(T) else 0.0
 
 
 def mp_bound(T) -> float:

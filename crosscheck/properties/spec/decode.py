@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import pyref
 from pyref.backend import get_backend
-from pyref.ops import layer_norm
+from pyref.ops import layer_norm, masked, scores, softmax
 
 from ...registry import Checks, prop
 from ...spec_eval import decode as dc
@@ -48,6 +48,10 @@ JUSTIFY: dict[str, str] = {
     "PLGA.Spec.frozenOpsList_aAlong": "structural (rfl per layer): ops.operator of the cached A "
                                       "is the prefill G_LM (checked bit for bit in "
                                       "spec.model_forward_matches_spec)",
+    "PLGA.Spec.queries_gramWitnessAttn": "identity projection, zero bias and identity RoPE "
+                                         "return the input (structural; the attention witness "
+                                         "is fed unrotated to pyref's score path in "
+                                         "decode_gram_recompute_not_exact)",
     "PLGA.Spec.queries_gramWitness": "identity projection, zero bias and identity RoPE return "
                                      "the input (a structural evaluation; pyref always applies "
                                      "RoPE, so the witness' operator chain is checked directly "
@@ -244,17 +248,73 @@ def _witness_parts(ch, F, dps):
             cmp(ch, f"witness ({label}): pyref's operator chain = evaluator", G, ref, "mp")
 
 
+def _bh(M):
+    """A matrix as a [1, 1, m, n] object array (batch and head axes of pyref's tensors)."""
+    return np.array(M, dtype=object)[None, None]
+
+
+def _pyref_attention(b, q, G, K, V, mask):
+    """pyref's score/softmax/value path (``ops.scores``, ``ops.masked``, ``ops.softmax``) for one
+    head with identity RoPE (pyref's ``multi_head_attention`` always rotates, so the witness is
+    fed to its building blocks): rows of ``q`` against ``K`` with operator ``G``."""
+    att = softmax(b, masked(b, scores(b, _bh(q), _bh(K), _bh(G)), mask))
+    return b.matmul(att, _bh(V))[0, 0].tolist()
+
+
+def _witness_attention(ch, F, dps):
+    """The Lean witness of (b) at the attention output (``gramWitnessAttn``): x = [(1, 0), (0, 1)],
+    W_Q = W_V = W_O = I, W_K = [[0, 0], [0, 1]], zero biases, the learner of
+    :func:`_witness_parts`, scale √2. The cached step (new row (0, 1), no mask, the prefix'
+    operator) against the last row of the full causal pass (the full operator), by the evaluator
+    and by pyref's score path on pyref's operator chain."""
+    one, zero = mpmath.mpf(1), mpmath.mpf(0)
+    X = [[one, zero], [zero, one]]
+    zeros = [[zero, zero], [zero, zero]]
+    phi = ([one, one], [zero, zero], [])
+    p = {"W": X, "b": zeros, "P": [[one, one], [one, one]], "a": X, "ba": zeros}
+    K = ev.matmul(X, [[zero, zero], [zero, one]])
+    s = mpmath.sqrt(2)
+    Gpre, Gfull = ev.deductive(F, phi, p, X[:1]), ev.deductive(F, phi, p, X)
+    ch.le("attention witness: cached A(1,1) = 0", abs(ev.prefillA(F, phi, X[:1])[1][1]),
+          bound("mp", 0, 1))
+    ch.margin("attention witness: recomputed A(1,1) ≠ 0", bound("mp", 0, 1),
+              abs(ev.prefillA(F, phi, X)[1][1]))
+    step = {lab: ev.affine(ev.plgaAttention([[True, True]], s, X[1:], G, K, X), X, [zero, zero])[0]
+            for lab, G in (("cached", Gpre), ("full", Gfull))}
+    full = ev.affine(ev.plgaAttention(ev.causalMask(2), s, X, Gfull, K, X), X, [zero, zero])[-1]
+    cmp(ch, "attention witness: cached step with the full operator = last row of mha",
+        step["full"], full, "mp")
+    for lab, G in (("cached", Gpre), ("full", Gfull)):
+        e1 = mpmath.exp(G[1][1] / s)
+        ch.le(f"attention witness ({lab}): output(0) = 1 / (1 + e^(G(1,1)/s))",
+              abs(step[lab][0] - 1 / (1 + e1)), bound("mp", 0, 1))
+    ch.margin("attention witness: cached step ≠ last row of the full recomputation",
+              bound("mp", 0, 1), deviation(step["cached"], full))
+    b = get_backend("mp", dps)
+    with b.context():
+        pre = _pyref_attention(b, X[1:], Gpre, K, X, None)[0]
+        causal = np.array([[0, 1], [0, 0]], dtype=object)
+        last = _pyref_attention(b, X, Gfull, K, X, causal)[-1]
+    cmp(ch, "attention witness: pyref cached step = evaluator", pre, step["cached"], "mp")
+    cmp(ch, "attention witness: pyref full last row = evaluator", last, full, "mp")
+
+
 @prop(theorems=["PLGA.Spec.kvStep_ops_ne_recomputed", "PLGA.Spec.not_invariantAlong_prefillOps",
                 "PLGA.Spec.deductive_gramWitness_ne", "PLGA.Spec.deductive_gramWitness_entry",
                 "PLGA.Spec.prefillA_gramWitness_prefix",
                 "PLGA.Spec.prefillA_gramWitness_ne_zero",
                 "PLGA.Spec.decodeKV_eq_lastRow_decoder",
-                "PLGA.Spec.kvStepLogits_eq_lastRow_logits"],
+                "PLGA.Spec.kvStepLogits_eq_lastRow_logits",
+                "PLGA.Spec.kvStep_attention_ne_recomputed", "PLGA.Spec.lastRow_mha",
+                "PLGA.Spec.mhaStep_gramWitnessAttn", "PLGA.Spec.prefillA_gramWitnessAttn_prefix",
+                "PLGA.Spec.prefillA_gramWitnessAttn_ne_zero"],
       paper="spec B: with the global Gram recomputed per step the KV-cache is not exact",
       strategy=decode_case, backends=("mp",), cost=1)
 def decode_gram_recompute_not_exact(ex, backend, dps):
     """(b): the Lean witness (:func:`_witness_parts`: cached operator ε at (1, 0), recomputed
-    iSwiGLU(c) + ε with c ≠ 0; pyref's ``ops`` chain = the evaluator on it), and on a generic
+    iSwiGLU(c) + ε with c ≠ 0; pyref's ``ops`` chain = the evaluator on it), the attention witness
+    (:func:`_witness_attention`: the cached step's attention output ≠ the last row of the full
+    pass's, by the evaluator and by pyref's score path), and on a generic
     PLGA model: pyref's KV-cached logits differ from the evaluator's uncached full recomputation
     (last row) by more than the bound, and so does layer 0's operator (the cached call's G_LM,
     the prefill's, against the full pass's G_LM) — the hypothesis of
@@ -278,6 +338,7 @@ def decode_gram_recompute_not_exact(ex, backend, dps):
     with ev_ctx(dps):
         F, M = ev.prims(cfg), ev.modelSpec(sd, cfg)
         _witness_parts(ch, F, dps)
+        _witness_attention(ch, F, dps)
         efree = dc.forward(F, M, prompt + [new])
         T = scale(efree["logits"][-1])
         ch.margin("generic model: KV step ≠ full recomputation (logits)", bound("mp", 0, T),

@@ -258,7 +258,8 @@ def rank_one_range_and_spectrum(ex, backend, dps):
       α_j·(c/α_j) as the backend rounds that one product (exact: the other terms are 0);
     * ``rowClone_eigenvalue_eq_sum`` (float64): :func:`_rank_one_eigen_parts`;
     * ``rowClone_smul_inv_idem``: for s = Σα ≠ 0, (A/s)² = A/s within
-      2γ_{d+2}·Σ|α|·max|α|/s² (entries α_j/s rounded once, then a d-term product sum).
+      2γ_{d+2}·Σ|α|·max|α|/s² (entries α_j/s rounded once, then a d-term product sum); not
+      checked when s² underflows float64 (the scale of the bound is then not representable).
 
     mp: 1e-40 times the same scales; pyref's ``numerical_rank`` is float64 in both runs."""
     alpha, c, v = ex
@@ -288,11 +289,11 @@ def rank_one_range_and_spectrum(ex, backend, dps):
         else:
             parts.append(("α = 0: A v = 0 (c𝟙 ∉ range)", maxabs(Av), 0.0))
         s = np.sum(a)
-        if s != 0:
+        s2 = float(to_float64(np.array([s]))[0]) ** 2
+        if s != 0 and s2 > 0:   # s² underflowing float64 leaves the bound's scale undefined
             B = A / s
             parts.append(("rowClone_smul_inv_idem", maxabs(B @ B - B),
-                          _ub(backend, d + 2, float(np.sum(af) * np.max(af))
-                              / float(to_float64(np.array([s]))[0]) ** 2)))
+                          _ub(backend, d + 2, float(np.sum(af) * np.max(af)) / s2)))
     if backend == "float64":
         parts += _rank_one_eigen_parts(alpha, np.tile(alpha, (d, 1)))
     return combine(parts)
