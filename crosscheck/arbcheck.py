@@ -210,14 +210,16 @@ def maxabs_ball(x):
 _ABOVE_ONE = math.nextafter(1.0, math.inf)
 
 
+def as_tol(bnd) -> Tol:
+    """The :class:`Tol` of a sub-check's bound (a plain number or ball ``b``: ``Tol(b, t(b))``)."""
+    return bnd if isinstance(bnd, Tol) else Tol(bnd, tightness(abs(bnd), ARB_DPS))
+
+
 def ball_verdict(dev, bnd) -> tuple[float, str]:
     """(ratio, verdict) of the sub-check ``dev ≤ bnd`` on balls (module docstring). The ratio
     is ≤ 1 exactly for "certified" (0) and "non-refuted" (the excess over ``a`` relative to
     ``t``); "undecided" and "refuted" give a ratio > 1 (∞ when nothing is tolerated)."""
-    tol = bnd if isinstance(bnd, Tol) else Tol(bnd, tightness(abs(bnd), ARB_DPS))
-    if not isinstance(dev, arb):       # not a ball (module docstring): the float rule
-        r = _float_ratio(dev, float(tol))
-        return r, "nonrefuted" if r <= 1 else "refuted"
+    tol = as_tol(bnd)
     D = arbmod.exact(tol.a) - dev
     if not D.is_finite():
         return math.inf, "undecided"
@@ -229,17 +231,6 @@ def ball_verdict(dev, bnd) -> tuple[float, str]:
     if tol.t > 0 and not tol.strict and excess <= tol.t:
         return min(max(excess / tol.t, 0.0), 1.0), "nonrefuted"
     return (max(excess / tol.t, _ABOVE_ONE) if tol.t > 0 else math.inf), "undecided"
-
-
-def _float_ratio(dev, bnd: float) -> float:
-    d = float(dev)
-    if d != d:
-        return math.inf
-    if not d > 0:
-        return 0.0
-    if not bnd > 0:
-        return math.inf
-    return d / bnd if d <= bnd else max(d / bnd, _ABOVE_ONE)
 
 
 def tally_of(kinds) -> str | None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from .arbcheck import Tol, ball_verdict, is_ball, tally_of
+from .arbcheck import Tol, as_tol, ball_verdict, is_ball, tally_of
 
 REPO = Path(__file__).resolve().parent.parent
 LOCK = REPO / "ci" / "statement-lock.json"
@@ -96,9 +96,12 @@ def ratio(dev, bound) -> float:
 def _row(lab, d, b):
     """(ratio, label, dev, bound, kind) of one sub-check: a ball sub-check (arb) gets the
     rigorous verdict of :func:`crosscheck.arbcheck.ball_verdict`, any other :func:`ratio`."""
-    if is_ball(d) or is_ball(b):
+    if is_ball(d):
         r, kind = ball_verdict(d, b)
         return r, lab, d, b, kind
+    if is_ball(b):   # no ball to decide on (a count, a midpoint float): the float rule
+        r = ratio(d, float(as_tol(b)))
+        return r, lab, d, b, "nonrefuted" if r <= 1 else "refuted"
     return ratio(d, b), lab, d, b, None
 
 
