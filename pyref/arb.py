@@ -143,26 +143,25 @@ class ExactWeight(np.ndarray):
             return None
         return ptr, self.shape, self.strides
 
-    def slice_mats(self):
-        """The arb_mat of each 2-D slice (leading axes in C order), converted once per view."""
+    def _cached(self, kind: str, convert):
+        """``convert`` of this view's plain array, computed once per view and kind (recomputed
+        each call for a copy outside the root's buffer)."""
         key = self._key()
         if key is None:
-            return _slice_mats(self.view(np.ndarray))
+            return convert(self.view(np.ndarray))
+        key = (kind,) + key
         if key not in self._mats:
-            self._mats[key] = _slice_mats(self.view(np.ndarray))
+            self._mats[key] = convert(self.view(np.ndarray))
         return self._mats[key]
+
+    def slice_mats(self):
+        """The arb_mat of each 2-D slice (leading axes in C order), converted once per view."""
+        return self._cached("mats", _slice_mats)
 
     def digits(self):
         """:func:`pyref.arb_matmul.weight_digits` of this 2-D view (None when it does not
         apply), converted once per view."""
-        key = self._key()
-        if key is None:
-            return arb_matmul.weight_digits(self.view(np.ndarray))
-        key = ("digits",) + key
-        if key not in self._mats:
-            self._mats[key] = arb_matmul.weight_digits(self.view(np.ndarray))
-        return self._mats[key]
-
+        return self._cached("digits", arb_matmul.weight_digits)
 
 def _slice_mats(a) -> list:
     """arb_mat of each 2-D slice of a float or object array a [..., m, n]."""
