@@ -40,7 +40,7 @@ from pyref import arb as arbmod
 
 #: tightness exponent: a ball is "tiny" when its radius is ≤ 10^-(dps/2)·scale (see tightness)
 TIGHT_FRACTION = 0.5
-#: digits of the harness' arb runs (``crosscheck.fuzz.MP_DPS``; the bounds are formed without it)
+#: digits of the harness' mp and arb runs (``crosscheck.fuzz.MP_DPS`` is this number)
 ARB_DPS = 50
 
 VERDICTS = ("certified", "nonrefuted", "undecided", "refuted")

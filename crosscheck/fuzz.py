@@ -29,13 +29,15 @@ from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import seed as hyp_seed
 from tqdm import tqdm
 
+from .arbcheck import ARB_DPS
 from .properties import load_properties
 from .registry import Outcome, Property
 
 PROFILES = {"ci": {"float64": 200, "float32": 200, "mp": 60, "arb": 20},
             "dev": {"float64": 1000, "float32": 1000, "mp": 300, "arb": 100},
             "thorough": {"float64": 4000, "float32": 4000, "mp": 1200, "arb": 400}}
-MP_DPS = 50
+#: digits of the mp and arb runs: one number, the one the arb tightness threshold is formed with
+MP_DPS = ARB_DPS
 
 
 @dataclass
