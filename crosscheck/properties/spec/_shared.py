@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from pyref import arb as arbmod
 
-from ...arbcheck import ball_max
+from ...arbcheck import maxabs_ball
 from ...registry import Checks
 from .._arith import bound
 
@@ -58,7 +58,7 @@ def deviation(x, ref):
     if len(a) != len(b):
         return mpmath.inf
     if any(isinstance(u, arb) for u in a):    # a ball containing max |x − ref| (arbcheck)
-        return ball_max(*(abs(arbmod.exact(u) - arbmod.exact(v)) for u, v in zip(a, b)))
+        return maxabs_ball([arbmod.exact(u) - arbmod.exact(v) for u, v in zip(a, b)])
     return max((abs(mpmath.mpf(u) - mpmath.mpf(v)) for u, v in zip(a, b)), default=mpmath.mpf(0))
 
 
