@@ -54,7 +54,7 @@ def build(fuzz_results, certificates: dict | None = None, mutation: dict | None 
         per_prop.setdefault(r.prop, {})[r.backend] = {
             "examples": r.examples, "met": r.met, "max_dev": r.max_dev, "bound": r.bound_at_max,
             "ok": r.ok, "counterexample": r.counterexample, "seconds": round(r.seconds, 2),
-            **({"verdicts": dict(r.verdicts)} if getattr(r, "verdicts", None) else {})}
+            **({"verdicts": dict(r.verdicts)} if r.verdicts else {})}
     rows = []
     for name, info in locked_theorems(lock).items():
         ax = axioms.get(name, {})
@@ -93,7 +93,7 @@ def _arb_summary(fuzz_results, props) -> dict:
     verdicts = {v: 0 for v in VERDICTS}
     runs = [r for r in fuzz_results if r.backend == "arb"]
     for r in runs:
-        for v, n in (getattr(r, "verdicts", None) or {}).items():
+        for v, n in r.verdicts.items():
             verdicts[v] = verdicts.get(v, 0) + n
     return {"properties": sum("arb" in p.backends for p in props.values()),
             "excluded": {n: p.no_arb for n, p in props.items() if p.no_arb},
