@@ -44,7 +44,7 @@ def cmd_audit(args) -> int:
         tokenizer=Path(args.tokenizer) if args.tokenizer else None,
         gcache=Path(args.gcache) if args.gcache else None,
         attn_implementation=args.attn_implementation,
-        backend=args.backend, dps=args.dps, hp_dps=args.hp_dps,
+        backend=args.backend, dps=args.dps, accuracy=args.accuracy, hp_dps=args.hp_dps,
         out=Path(args.out) if args.out else None, steps=args.steps,
         perron=not args.no_perron, determinants=not args.no_det, blockseq=not args.no_blockseq,
         hp_prompts=args.hp_prompts, hp_heads=args.hp_heads, jobs=args.jobs,
@@ -81,6 +81,7 @@ examples:
   plga audit model.npz --config paper --tokens a.txt --tokens2 b.txt --steps 16
   plga audit small.safetensors --backend mp --dps 40 --hp-prompts all
   plga audit small.safetensors --backend arb --dps 50   (certified G-cache criterion)
+  plga audit paper.safetensors --backend arb --accuracy 30   (digits chosen automatically)
 
 exit codes: 0 audit written; 1 the audit failed (e.g. the model produced non-finite values);
 2 bad input (checkpoint/config mismatch, missing key, token id out of range, unwritable --out).
@@ -107,6 +108,11 @@ def _add_audit_parser(sub) -> None:
                     help="decimal digits of the mp and arb backends (default 50; arb raises "
                          "naming the digits needed when its balls grow too wide or an argmax "
                          "is undecided)")
+    au.add_argument("--accuracy", type=positive_int, default=None,
+                    help="arb: decimal digits of relative accuracy the logits must carry; the "
+                         "working precision starts at --dps and is raised to what one forward "
+                         "pass on the longest prompt shows is needed (e.g. --accuracy 30 on the "
+                         "paper configuration: about 210 digits)")
     au.add_argument("--hp-dps", type=positive_int, default=30,
                     help="decimal digits of the Perron report and the determinants (default 30, "
                          "at least 15)")

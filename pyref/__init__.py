@@ -69,7 +69,8 @@ from .losses import (
     masked_cross_entropy,
     sequential_nll,
 )
-from .model import ConstantGModel, ForwardOutput, GenerateOutput, PLDRModel, SDPAModel
+from .model import ConstantGModel, PLDRModel, SDPAModel
+from .outputs import ForwardOutput, GenerateOutput
 from .state_dict import num_parameters, state_dict_keys, state_dict_shapes
 
 __all__ = [

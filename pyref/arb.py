@@ -12,7 +12,8 @@ whose ``arb_mat`` conversions are cached on the array, so a model's weights are 
 * :func:`matmul` -- batched matrix product over leading axes by ``arb_mat`` products;
 * :func:`mid_rad` -- (midpoints, radii) as float64 arrays that are themselves an enclosure;
 * :func:`abs_err_bound` -- rigorous float64 upper bounds on |f − exact| for float arrays f;
-* :func:`check_width` -- ValueError when a tensor's balls grew too wide (suggests more digits);
+* :func:`check_width` -- :class:`ArbWidthError` (a ValueError) when a tensor's balls grew too
+  wide: it suggests more digits and carries the digits lost (:mod:`pyref.arb_precision`);
 * :func:`decided_argmax` -- the index of the ball strictly above all others, or ValueError;
 * :func:`as_arb_mat`, :func:`entries_array` -- one 2-D array to ``arb_mat`` and back;
 * :func:`round_float32` -- float32 rounding of balls, when it is decided.
@@ -387,12 +388,34 @@ def _rel_bits(x):
 _v_rel_bits = np.frompyfunc(_rel_bits, 1, 1)
 
 
-def check_width(x, what: str, dps: int) -> None:
-    """ValueError naming ``what`` when a ball of ``x`` is not finite or the largest radius
-    exceeds MAX_REL_RADIUS × the largest |midpoint| of the tensor (radii and midpoints read
-    as nearest floats: a threshold, not a certificate; a tensor of exact zeros passes).  The
-    message estimates the digits needed (the radii scale like 10^-dps; later layers widen
-    them further)."""
+class ArbWidthError(ValueError):
+    """:func:`check_width`'s error.  ``lost``: decimal digits the computation had lost when it
+    stopped (log10 of largest radius / largest |midpoint| plus the working digits; None for a
+    non-finite ball); ``done``: the fraction of the computation finished then (e.g. layers
+    done / layers + 1), so that :meth:`lost_total` extrapolates the loss to the whole run."""
+
+    def __init__(self, message: str, dps: int, lost: float | None, done: float = 1.0):
+        super().__init__(message)
+        self.dps, self.lost, self.done = dps, lost, done
+
+    def lost_total(self) -> float:
+        """Digits the whole computation would lose at this rate (a non-finite ball counts as
+        all working digits lost so far)."""
+        lost = working_digits(self.dps) if self.lost is None else self.lost
+        return max(lost, 0.0) / self.done
+
+
+def working_digits(dps: int) -> float:
+    """The decimal digits of the working precision :func:`prec_bits` (≥ dps)."""
+    return prec_bits(dps) * math.log10(2)
+
+
+def check_width(x, what: str, dps: int, done: float = 1.0) -> None:
+    """:class:`ArbWidthError` naming ``what`` when a ball of ``x`` is not finite or the largest
+    radius exceeds MAX_REL_RADIUS × the largest |midpoint| of the tensor (radii and midpoints
+    read as nearest floats: a threshold, not a certificate; a tensor of exact zeros passes).
+    The message estimates the digits needed (the radii scale like 10^-dps; later layers widen
+    them further); ``done``: see :class:`ArbWidthError`."""
     a = np.asarray(x, dtype=object).reshape(-1)
     # fast path: rad_i < 2^-bits |mid_i| ≤ MAX_REL_RADIUS·max|mid| for every ball
     if not a.size or min(_v_rel_bits(a)) >= math.ceil(-math.log2(MAX_REL_RADIUS)):
@@ -401,23 +424,27 @@ def check_width(x, what: str, dps: int) -> None:
     if not np.all(np.isfinite(rad)):
         i = int(np.argmax(~np.isfinite(rad)))
         idx = tuple(int(j) for j in np.unravel_index(i, np.shape(x)))
-        raise ValueError(f"arb at {dps} digits: {what} has a non-finite ball at index {idx}: "
-                         "the enclosures grew too wide at this precision (e.g. a logarithm or "
-                         "square root of a ball reaching 0); use more digits (dps)")
+        raise ArbWidthError(f"arb at {dps} digits: {what} has a non-finite ball at index {idx}: "
+                            "the enclosures grew too wide at this precision (e.g. a logarithm or "
+                            "square root of a ball reaching 0); use more digits (dps)",
+                            dps, None, done)
     scale, worst = float(np.max(mid)), float(np.max(rad))
     if worst > MAX_REL_RADIUS * scale:
+        lost = (math.log10(worst / scale) + working_digits(dps) if scale > 0
+                else working_digits(dps))
         need = dps + 1 + (math.ceil(math.log10(worst / (MAX_REL_RADIUS * scale)))
                           if scale > 0 else dps)
-        raise ValueError(f"arb at {dps} digits: {what} lost its accuracy: largest radius "
-                         f"{worst:.3e} > {MAX_REL_RADIUS:g} × largest |midpoint| {scale:.3e}; "
-                         f"use more digits (dps > {need} at least)")
+        raise ArbWidthError(f"arb at {dps} digits: {what} lost its accuracy: largest radius "
+                            f"{worst:.3e} > {MAX_REL_RADIUS:g} × largest |midpoint| "
+                            f"{scale:.3e}; use more digits (dps > {need} at least)",
+                            dps, lost, done)
 
 
-def check_widths(tensors: dict, where: str, dps: int) -> None:
+def check_widths(tensors: dict, where: str, dps: int, done: float = 1.0) -> None:
     """:func:`check_width` on each non-None tensor of ``tensors`` (named "<where> <key>")."""
     for key, x in tensors.items():
         if x is not None:
-            check_width(x, f"{where} {key}", dps)
+            check_width(x, f"{where} {key}", dps, done)
 
 
 def decided_argmax(row, what: str = "argmax") -> int:

@@ -23,11 +23,12 @@ A model carries ``model.semantics`` (:mod:`pyref.semantics`): the v510 code's be
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from .arb import check_width, check_widths, decided_argmaxes, mid_rad
+from .arb import check_width, check_widths, decided_argmaxes
+from .arb_centered import residual_units
+from .arb_precision import run_to_accuracy
 from .attention import (
     ConstantOperator,
     IdentityOperator,
@@ -48,52 +49,11 @@ from .inputs import (
 )
 from .loading import open_checkpoint
 from .ops import layer_norm, linear, swiglu
-from .params import backend_state_dict, learner_params, model_params
+from .outputs import ForwardOutput, GenerateOutput
+from .params import ResUnitParams, backend_state_dict, learner_params, model_params
 from .plga import causal_pad_mask, port_causal_mask
 from .semantics import V510, check_semantics, hf_generate_attention_mask, hf_generate_positions
 from .state_dict import mha_prefix, state_dict_shapes, validate_state_dict
-
-
-@dataclass
-class ForwardOutput:
-    """Result of :meth:`PLDRModel.forward`.
-
-    ``logits`` [B, S, V]; ``deductive``: list over layers of dicts with ``"A"``,
-    ``"A_LM"``, ``"A_P"``, ``"G_LM"`` ([B, H, d_k, d_k], or None where not computed: A*
-    in SDPA/constant models, ``A_P`` when a G-cache supplied the operator) and ``"E"``
-    ([B, H, S, T], the scaled scores before the mask); ``kvcache``: list over layers of
-    [K̂ [B,T,H,d_k] (rotated), V [B,T,H,d_k], A [B,H,d_k,d_k]] (no A for SDPA/constant);
-    ``gcache``: list over layers of [A_LM, G_LM] (None for SDPA/constant models);
-    ``hidden``: last decoder output [B, S, d].  Arrays are backend arrays (object arrays
-    of mpf for ``"mp"``, of arb balls enclosing the exact values for ``"arb"``: midpoints by
-    ``to_float64``, radii by :attr:`logits_radius` or :func:`pyref.arb.mid_rad`).
-    """
-
-    logits: np.ndarray
-    deductive: list
-    kvcache: list
-    gcache: list | None
-    hidden: np.ndarray
-    backend: Backend = field(default_factory=Backend)
-
-    @property
-    def logits_radius(self):
-        """arb: float64 upper bounds [B, S, V] on |exact logit − ``to_float64(logits)``|
-        (:func:`pyref.arb.mid_rad`, computed on each access); None for the other backends."""
-        return mid_rad(self.logits)[1] if self.backend.is_arb else None
-
-
-@dataclass
-class GenerateOutput:
-    """Result of :meth:`PLDRModel.generate`: ``tokens`` [B, S0 + n] (prompt + generated),
-    ``new_tokens`` [B, n], ``step_logits`` (list of n arrays [B, V]: the logits each new
-    token was chosen from), ``step_G`` (list over steps of per-layer G_LM, only if
-    ``return_operators``)."""
-
-    tokens: np.ndarray
-    new_tokens: np.ndarray
-    step_logits: list
-    step_G: list | None = None
 
 
 def _xavier_uniform(rng, shape):
@@ -152,8 +112,11 @@ def decoder_layer(b: Backend, cfg: PLDRConfig, p, x, mask, kv=None, gc=None, por
                                                            port[0], kv=kv, gc=gc)
     f = p.ffn
     x1 = layer_norm(b, x + y, p.ln1.gamma, p.ln1.beta, cfg.ln_eps)                   # [B,S,d]
-    x = layer_norm(b, x1 + swiglu(b, x1, f.W1, f.b1, f.W2, f.b2, f.W3, f.b3),
-                   p.ln2.gamma, p.ln2.beta, cfg.ln_eps)
+    if b.is_arb:   # the same sublayer as one residual unit, by the centred form
+        x = residual_units(b, x1, (ResUnitParams((f,), p.ln2.gamma, p.ln2.beta),), cfg.ln_eps)
+    else:
+        x = layer_norm(b, x1 + swiglu(b, x1, f.W1, f.b1, f.W2, f.b2, f.W3, f.b3),
+                       p.ln2.gamma, p.ln2.beta, cfg.ln_eps)
     return x, ded, new_kv, new_gc
 
 
@@ -169,13 +132,14 @@ def _port_positions(position_ids, B, S, T0, max_seq_len, uncached_unmasked):
     return pos
 
 
-def _check_layer(b, li, ded, x):
+def _check_layer(b, li, ded, x, n_layers):
     """Raise instead of returning NaN/inf (e.g. A_LM^P overflowing in float32, or a
     metric_eps = 0 model with a zero A_LM entry raised to a negative power); arb: also when a
     tensor's balls grew too wide (:func:`pyref.arb.check_width`: more digits needed)."""
     if b.is_arb:   # (non-finite balls included)
         return check_widths({**{k: ded[k] for k in ("A", "A_LM", "A_P", "G_LM", "E")},
-                             "output": x}, f"forward: layer {li}", b.dps)
+                             "output": x}, f"forward: layer {li}", b.dps,
+                             done=(li + 1) / (n_layers + 1))
     for key in ("A", "A_LM", "A_P", "G_LM"):
         if ded[key] is not None and not np.all(b.isfinite(ded[key])):
             raise ValueError(f"forward ({b.name}): layer {li} {key} has non-finite entries")
@@ -317,7 +281,7 @@ class PLDRModel:
 
     # ------------------------------------------------------------------- forward
     def forward(self, tokens, backend="float64", dps=50, kvcache=None, gcache=None,
-                attention_mask=None, position_ids=None) -> ForwardOutput:
+                attention_mask=None, position_ids=None, accuracy=None) -> ForwardOutput:
         """Run the model on ``tokens`` [batch, S] (int ids in [0, vocab)).
 
         ``backend``: "float64", "float32", "mp" or "arb" (at ``dps`` decimal digits; arb
@@ -330,7 +294,18 @@ class PLDRModel:
         ``attention_mask`` [batch, cached + S] (1 = attend) and ``position_ids`` [batch | 1, S]:
         the HF port's arguments, only under a semantics with ``pad_mask="attention_mask"``
         (e.g. :func:`pyref.semantics.hf_port`; see :meth:`_forward_port`).
+        ``accuracy`` (arb only): the decimal digits of relative accuracy the logits must have;
+        the working precision starts at ``dps`` and is raised as the balls' measured loss
+        predicts (:func:`pyref.arb_precision.run_to_accuracy`); ``out.backend.dps`` tells the
+        digits used.
         """
+        if accuracy is not None:
+            if get_backend(backend, dps).name != "arb":
+                raise ValueError(f"forward: accuracy= is for backend 'arb', got {backend!r}")
+            return run_to_accuracy(
+                lambda d: self.forward(tokens, "arb", d, kvcache, gcache, attention_mask,
+                                       position_ids), get_backend(backend, dps).dps, accuracy,
+                lambda out: out.logits)
         if not self._v510:
             return self._forward_port(tokens, backend, dps, kvcache, gcache, attention_mask,
                                       position_ids)
@@ -377,7 +352,7 @@ class PLDRModel:
             except OverflowError as exc:   # mpmath: an exponent beyond its range
                 raise ValueError(f"forward ({b.name}): layer {li} overflowed ({exc}); e.g. "
                                  "a power P too large for A_LM^P") from None
-            _check_layer(b, li, ded, x)
+            _check_layer(b, li, ded, x, len(P.layers))
             for key in ("A_LM", "G_LM"):  # report operators as [B, H, dk, dk]
                 if ded[key] is not None:
                     ded[key] = np.broadcast_to(ded[key], (B, H, dk, dk)).copy()
@@ -419,7 +394,7 @@ class PLDRModel:
     # ------------------------------------------------------------------ generate
     def generate(self, prompt_tokens, max_new_tokens, kvcache=True, gcache=True,
                  backend="float64", dps=50, gcache_init=None, eos_id=None,
-                 return_operators=False, attention_mask=None) -> GenerateOutput:
+                 return_operators=False, attention_mask=None, accuracy=None) -> GenerateOutput:
         """Greedy decoding with the authors' cache semantics (spec B).
 
         Step 0 is a full (prefill) call on the prompt (with ``gcache_init`` as G-cache
@@ -431,6 +406,8 @@ class PLDRModel:
 
         Under a non-v510 semantics (e.g. the HF port) this is HF ``generate``'s greedy loop
         instead (:meth:`_generate_port`); ``attention_mask`` [batch, S0] is its argument.
+        ``accuracy`` (arb): each call as :meth:`forward` with it, starting at the digits the
+        previous call used.
         """
         c = self.config
         p = np.asarray(prompt_tokens)
@@ -446,7 +423,7 @@ class PLDRModel:
                              f"{max_new_tokens} exceeds max_seq_len={c.max_seq_len}")
         if not self._v510:
             return self._generate_port(p, n, kvcache, gcache, backend, dps, gcache_init, eos_id,
-                                       return_operators, attention_mask)
+                                       return_operators, attention_mask, accuracy)
         if attention_mask is not None:
             raise ValueError("generate: attention_mask is an argument of the Hugging Face port; "
                              "the v510 semantics masks pad keys by token id 0")
@@ -454,7 +431,7 @@ class PLDRModel:
             gcache = False  # fixed-operator models have no G-cache
         seq = p
         step_logits, step_G = [], ([] if return_operators else None)
-        out = self.forward(seq, backend=backend, dps=dps, gcache=gcache_init)
+        out = self.forward(seq, backend=backend, dps=dps, gcache=gcache_init, accuracy=accuracy)
         for _ in range(max_new_tokens):
             last = out.logits[:, -1, :]                                            # [B,V]
             nxt = (decided_argmaxes(last, f"generate (arb), new token {len(step_logits)}")
@@ -471,12 +448,13 @@ class PLDRModel:
             kv = out.kvcache if kvcache else None
             gc = out.gcache if gcache else gcache_init  # authors: G-cache off keeps the init list
             inp = nxt[:, None] if kvcache else seq
-            out = self.forward(inp, backend=backend, dps=dps, kvcache=kv, gcache=gc)
+            out = self.forward(inp, backend=backend, dps=out.backend.dps, kvcache=kv, gcache=gc,
+                               accuracy=accuracy)
         return GenerateOutput(tokens=seq, new_tokens=seq[:, p.shape[1]:], step_logits=step_logits,
                               step_G=step_G)
 
     def _generate_port(self, p, n, kvcache, gcache, backend, dps, gcache_init, eos_id,
-                       return_operators, attention_mask) -> GenerateOutput:
+                       return_operators, attention_mask, accuracy) -> GenerateOutput:
         """HF ``GenerationMixin.generate`` greedy search (transformers 4.56/4.57) under
         ``self.semantics``: the prompt's attention mask is ``attention_mask`` or the one HF
         infers (:func:`~pyref.semantics.hf_generate_attention_mask`), extended by a 1 per new
@@ -499,7 +477,7 @@ class PLDRModel:
         seq, unfinished = p, np.ones(B, dtype=bool)
         step_logits, step_G = [], ([] if return_operators else None)
         out = self.forward(seq, backend=backend, dps=dps, attention_mask=am,
-                           position_ids=hf_generate_positions(am))
+                           position_ids=hf_generate_positions(am), accuracy=accuracy)
         for _ in range(n):
             last = out.logits[:, -1, :]                                            # [B,V]
             nxt = (decided_argmaxes(last, f"generate (arb), new token {len(step_logits)}")
@@ -517,11 +495,12 @@ class PLDRModel:
                 break
             pos = hf_generate_positions(am)
             if use_cache:
-                out = self.forward(nxt[:, None], backend=backend, dps=dps, kvcache=out.kvcache,
-                                   gcache=out.gcache, attention_mask=am, position_ids=pos[:, -1:])
+                out = self.forward(nxt[:, None], backend=backend, dps=out.backend.dps,
+                                   kvcache=out.kvcache, gcache=out.gcache, attention_mask=am,
+                                   position_ids=pos[:, -1:], accuracy=accuracy)
             else:
-                out = self.forward(seq, backend=backend, dps=dps, attention_mask=am,
-                                   position_ids=pos)
+                out = self.forward(seq, backend=backend, dps=out.backend.dps, attention_mask=am,
+                                   position_ids=pos, accuracy=accuracy)
         return GenerateOutput(tokens=seq, new_tokens=seq[:, p.shape[1]:], step_logits=step_logits,
                               step_G=step_G)
 

@@ -159,3 +159,32 @@ def test_statistics_use_midpoints():
         balls = np.array([[arb(1.5, 0.25), arb(-2.0, 1.0)]], dtype=object)
     f = _to_f64([[{"A_LM": balls}]])[0][0]["A_LM"]
     assert f.dtype == np.float64 and f.tolist() == [[1.5, -2.0]]
+
+
+def test_accuracy_chooses_the_digits(files, tmp_path):
+    """``--accuracy``: the audit raises the working precision from --dps 1 (64 bits, where this
+    model's balls are too wide: test_pyref_arb) to what the longest prompt needs, records it
+    and certifies the criterion as at DPS digits."""
+    res = run_audit(AuditOptions(checkpoint=files / "random.safetensors",
+                                 tokens=files / "t1.json", out=tmp_path / "a", steps=STEPS,
+                                 jobs=1, plots=False, progress=False, backend="arb", dps=1,
+                                 accuracy=20), log=lambda *a: None)
+    assert res["accuracy"] == 20 and res["dps"] > 1
+    assert res["gcache"]["summary"]["certified"] is True
+    assert "chosen for --accuracy 20" in (tmp_path / "a" / "audit.md").read_text()
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["--backend", "mp", "--accuracy", "20"], "--accuracy: only with --backend arb"),
+    (["--backend", "arb", "--accuracy", "0"], "--accuracy"),
+])
+def test_accuracy_bad_input_is_refused(files, tmp_path, args, msg):
+    """Exit 2, the error on the last line (argparse prints its usage above its own errors),
+    no traceback, nothing written."""
+    r = subprocess.run([sys.executable, "-m", "crosscheck", "audit",
+                        str(files / "random.safetensors"), "--tokens", str(files / "t1.json"),
+                        "--out", str(tmp_path / "o"), *args],
+                       capture_output=True, text=True, timeout=120)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and msg in lines[-1] and "Traceback" not in r.stderr
+    assert not (tmp_path / "o").exists()

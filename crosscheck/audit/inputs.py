@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 import pyref
+from pyref.arb_precision import MAX_DPS
 from pyref.checkpoint import CheckpointError
 from pyref.tokenizer import Tokenizer
 
@@ -38,6 +39,11 @@ def check_options(opts) -> None:
                         ("--jobs", opts.jobs, 1)):
         if not isinstance(v, int) or v < lo:
             raise PlgaError(f"{name} {v}: expected an integer ≥ {lo}")
+    if opts.accuracy is not None:
+        if opts.backend != "arb":
+            raise PlgaError(f"--accuracy: only with --backend arb (got --backend {opts.backend})")
+        if not isinstance(opts.accuracy, int) or not 1 <= opts.accuracy <= MAX_DPS:
+            raise PlgaError(f"--accuracy {opts.accuracy}: expected an integer in [1, {MAX_DPS}]")
     if not isinstance(opts.steps, int) or opts.steps < 0:
         raise PlgaError(f"--steps {opts.steps}: expected a non-negative integer")
     if opts.hp_prompts not in ("first", "all"):

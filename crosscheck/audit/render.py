@@ -92,6 +92,7 @@ def _header(r: dict) -> list:
         *_load_rows(ck),
         ["config", _config_line(r)],
         ["backend", r["backend"] + (f" at {r['dps']} digits" if r["dps"] else "")
+         + (f" (chosen for --accuracy {r['accuracy']})" if r.get("accuracy") else "")
          + f"; Perron/determinants at {r['hp_dps']} digits"],
         ["prompts", f"{len(pr['tokens'])} ({pr['source']}), lengths "
                     f"{', '.join(map(str, pr['lengths']))}"],

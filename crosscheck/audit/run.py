@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib.metadata
 import platform
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +90,7 @@ class AuditOptions:
     attn_implementation: str | None = None   # HF folders: "sdpa" (default) or "eager"
     backend: str = "float64"
     dps: int = 50                      # digits of the mp and arb backends
+    accuracy: int | None = None        # arb: digits the logits must carry (dps chosen to match)
     hp_dps: int = 30                   # digits of Perron report and determinants
     out: Path | None = None
     steps: int = 8
@@ -169,6 +170,7 @@ def _head(opts, model, ckpt, sha, cfg_source, warnings, prompts, source, prompts
         "config_source": cfg_source,
         "backend": opts.backend,
         "dps": opts.dps if opts.backend in ("mp", "arb") else None,
+        "accuracy": opts.accuracy,
         "hp_dps": opts.hp_dps,
         "versions": versions(),
         "options": {"steps": opts.steps, "perron": opts.perron,
@@ -216,6 +218,17 @@ def _high_precision(run, result, opts, ops, L, H, learned=True) -> None:
                               else {"computed": False, "reason": "--no-det"})
 
 
+def _working_dps(model, prompts, opts) -> int:
+    """The digits at which the arb logits of the longest prompt carry ``opts.accuracy``
+    digits (:func:`pyref.arb_precision.run_to_accuracy`, starting at ``opts.dps``); the
+    decoding steps' longer sequences lose a little more, covered by its margin or stopped by
+    an error naming the digits needed."""
+    longest = max(prompts, key=len)
+    out = model.forward(np.array([longest], dtype=np.int64), backend="arb", dps=opts.dps,
+                        accuracy=opts.accuracy)
+    return out.backend.dps
+
+
 def _order_parameter(run, model, prompts2, ops_f, opts, L) -> dict:
     """The order parameter between the run on --tokens and a second run on --tokens2."""
     if prompts2 is None:
@@ -257,6 +270,9 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
         + f"; {len(prompts)} prompt(s) of length {', '.join(str(len(p)) for p in prompts)}")
 
     run, prog = _Sections(timing, log), opts.progress
+    if opts.accuracy is not None:
+        opts = replace(opts, dps=run("precision", _working_dps, model, prompts, opts))
+        log(f"--accuracy {opts.accuracy}: working precision {opts.dps} digits")
     ops = run("forward", forward_operators, model, prompts, opts.backend, opts.dps, prog)
     ops_f = _to_f64(ops)
     result = _head(opts, model, ckpt, sha, cfg_source, warnings, prompts, source, prompts2)

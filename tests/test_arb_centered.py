@@ -1,0 +1,124 @@
+"""Φ_res on arb by the centred form (:mod:`pyref.arb_centered`): it encloses Φ_res at every
+point of its input balls (small and large radii, corners included), it is far tighter than
+plain ball arithmetic on the paper's shapes, and its float Jacobians are the Jacobians.
+
+Tolerances (derived):
+* Enclosure: reference values at 200 digits (radii < 1e-150) must lie in the 50-digit balls:
+  |mid − ref| ≤ rad + ref radius + 2^-52·|ref| (the last term: the float midpoint's rounding).
+* Tightness: the ∞-norm of the whole Φ_res Jacobian is ≈ 4 on the paper's shapes (measured,
+  ``benchmarks/README.md`` §6), so an input radius r must come out ≤ 100·r (the bound's own
+  error terms are ~1e-10 relative); plain balls lose ~28 digits there (measured 1e-12 from 1e-40).
+* Jacobian: central differences with step h = 1e-6 in float64 have truncation error
+  ~h²·‖f'''‖ ≈ 1e-12 and rounding error ~1e-16/h = 1e-10 on these O(1) maps: 1e-7 of ‖J‖.
+"""
+import numpy as np
+import pytest
+from flint import arb
+
+import pyref
+from pyref import arb_centered as ac
+from pyref import ops
+from pyref.arb import mid_rad
+from pyref.backend import get_backend, to_float64
+
+PAPER = pyref.PLDRConfig(num_layers=1, d_model=128, num_heads=2, dff=32, a_dff=170,
+                         num_res_units=8, num_glu_blocks=2, vocab_size=16, max_seq_len=16)
+SMALL = pyref.PLDRConfig(num_layers=1, d_model=16, num_heads=2, dff=16, a_dff=12,
+                         num_res_units=3, num_glu_blocks=2, vocab_size=16, max_seq_len=16)
+EPS = 1e-6
+
+
+def units(cfg, seed, dps):
+    b = get_backend("arb", dps)
+    m = pyref.PLDRModel.random(cfg, seed=seed)
+    with b.context():
+        return b, m.backend_params(b).layers[0].attention.operator.learner.units
+
+
+def balls(x, rad):
+    return np.vectorize(lambda v: arb(v, rad), otypes=[object])(x)
+
+
+def points_inside(x, rad, rng, k):
+    """k points of the box x ± rad: its centre, two opposite corners, random points."""
+    pts = [x, x + rad * 0.999, x - rad * 0.999]
+    pts += [x + rad * 0.999 * rng.uniform(-1, 1, x.shape) for _ in range(k - 3)]
+    return pts
+
+
+@pytest.mark.parametrize("cfg, seed, rad", [(SMALL, 0, 1e-40), (SMALL, 1, 1e-3),
+                                             (SMALL, 2, 1e-6), (PAPER, 0, 1e-30)])
+def test_encloses_every_point_of_the_input_balls(cfg, seed, rad):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((4, cfg.d_k)) * 2
+    b, us = units(cfg, seed, 50)
+    bh, ush = units(cfg, seed, 200)
+    with b.context():
+        out = ac.residual_units(b, balls(x, rad), us, EPS)
+    om, orad = mid_rad(out)
+    assert np.all(np.isfinite(orad))   # (at 1e-3 the balls are wide but finite; plain: inf)
+    for z in points_inside(x, rad, rng, 6):
+        with bh.context():
+            ref = ops.residual_metric_learner(bh, bh.asarray(z), ush, EPS)
+        rm, rr = mid_rad(ref)
+        assert np.all(np.abs(om - rm) <= orad + rr + 2.0 ** -52 * np.abs(rm))
+
+
+def test_tighter_than_plain_balls_on_the_paper_shapes():
+    x = np.random.default_rng(3).standard_normal((4, PAPER.d_k))
+    b, us = units(PAPER, 0, 50)
+    with b.context():
+        X = balls(x, 1e-40)
+        cent = mid_rad(ac.residual_units(b, X, us, EPS))[1]
+        plain = mid_rad(ops.residual_metric_learner(b, X, us, EPS))[1]
+    assert np.max(cent) <= 100 * 1e-40
+    assert np.max(plain) >= 1e15 * np.max(cent)   # measured ~1e28 × (documents the gain)
+
+
+def _phi_f64(us_f, x):
+    return ops.residual_metric_learner(get_backend("float64"), x, us_f, EPS)
+
+
+def test_unit_jacobian_matches_central_differences():
+    """M_u of one unit (:func:`pyref.arb_centered._unit`) against central differences of the
+    float64 unit; e_u is tiny at a point input."""
+    cfg, seed = SMALL, 4
+    x = np.random.default_rng(seed).standard_normal((3, cfg.d_k))
+    b, us = units(cfg, seed, 50)
+    m = pyref.PLDRModel.random(cfg, seed=seed)
+    us_f = m.backend_params(get_backend("float64")).layers[0].attention.operator.learner.units
+    with b.context():
+        c = b.asarray(x)
+        _, M, e = ac._unit(b, us[0], c, x, np.abs(x) * 2.0 ** -53, ac._float_params(us)[0], EPS)
+    h = 1e-6
+    n = cfg.d_k
+    J = np.empty((3, n, n))
+    for j in range(n):
+        dx = np.zeros_like(x)
+        dx[:, j] = h
+        J[:, :, j] = (_phi_f64(us_f[:1], x + dx) - _phi_f64(us_f[:1], x - dx)) / (2 * h)
+    scale = np.max(np.abs(J))
+    assert np.max(np.abs(M - J)) <= 1e-7 * scale
+    assert np.all(e <= 1e-9 * scale)
+
+
+def test_no_units_and_non_finite_inputs():
+    b, us = units(SMALL, 0, 50)
+    with b.context():
+        X = balls(np.ones((2, SMALL.d_k)), 1e-30)
+        assert ac.residual_units(b, X, (), EPS) is X
+        X[0, 0] = arb.nan()
+        out = ac.residual_units(b, X, us, EPS)
+    assert not np.all(np.isfinite(mid_rad(out)[1]))
+
+
+def test_model_uses_it_on_arb():
+    """The forward pass of the arb backend goes through the centred Φ_res: on the paper's
+    Φ_res shapes the layer's A keeps nearly all its digits (plain balls: ~28 fewer)."""
+    m = pyref.PLDRModel.random(PAPER, seed=0)
+    out = m.forward([[3, 5, 7, 1]], backend="arb", dps=50)
+    A = out.deductive[0]["A"]
+    mid, rad = mid_rad(A)
+    assert np.max(rad) <= 1e-40 * np.max(np.abs(mid))
+    f = m.forward([[3, 5, 7, 1]])
+    assert np.allclose(mid, to_float64(f.deductive[0]["A"]), rtol=0, atol=1e-10)
