@@ -13,9 +13,10 @@ separately on a fresh model.
    column slice (16×896 times 896×320). The paper configuration's mp time is then
    EXTRAPOLATED as 5 × layer + 100 × head slice (mp on the whole paper model takes about an
    hour here); the extrapolation is printed as such, next to the same extrapolation for arb.
-3. The paper configuration (PLDRConfig.paper(), S tokens): float64; arb at ``--dps`` (it
-   raises when the balls grow too wide: the message is printed); arb at ``--paper-dps`` with
-   its conversion time and largest logit radius.
+3. The paper configuration (PLDRConfig.paper(), S tokens): float64; arb at ``--dps`` with its
+   conversion time, largest logit radius and accuracy (or the error, if the balls grow too
+   wide); ``forward(..., accuracy=--accuracy)``: the working digits it chose, its time (both
+   runs and the second conversion) and radius.
 
 Usage:
     python benchmarks/bench_arb.py                 # everything (about half an hour here)
@@ -40,6 +41,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyref  # noqa: E402 (after the BLAS variables and the sys.path insertion)
+from pyref.arb_precision import accuracy_digits  # noqa: E402
 from pyref.ops import linear  # noqa: E402
 
 flint.ctx.threads = 1
@@ -140,7 +142,7 @@ def part2(dps, S, repeats, with_mp):
     return res
 
 
-def part3(dps, paper_dps, S, repeats):
+def part3(dps, accuracy, S, repeats):
     cfg = pyref.PLDRConfig.paper(max_seq_len=64)
     m, toks = pyref.PLDRModel.random(cfg, seed=0), tokens(cfg, S)
     print(f"\n[3] paper configuration ({pyref.num_parameters(cfg):,} parameters), S={S}")
@@ -149,16 +151,19 @@ def part3(dps, paper_dps, S, repeats):
     row("float64", None, t64, t64)
     ca = conversion(m, "arb", dps)
     try:
-        ta, _ = cpu(lambda: m.forward(toks, backend="arb", dps=dps))
-        row(f"arb {dps} digits", ca, ta, t64)
+        ta, out = cpu(lambda: m.forward(toks, backend="arb", dps=dps))
+        row(f"arb {dps} digits", ca, ta, t64, f"largest logit radius "
+            f"{float(np.max(out.logits_radius)):.1e}, accuracy "
+            f"{accuracy_digits(out.logits):.1f} digits")
+        print(f"arb / float64 = {ta / t64:.0f}   (target <= 100, at {dps} digits)")
     except ValueError as e:
         print(f"arb {dps} digits: conversion {ca:.2f} s; forward raised: {e}")
-    m._conv_cache.clear()   # free the 50-digit copy (the arb_mat weights take ~2 GB)
-    cp = conversion(m, "arb", paper_dps)
-    tp, out = cpu(lambda: m.forward(toks, backend="arb", dps=paper_dps))
-    rad = float(np.max(out.logits_radius))
-    row(f"arb {paper_dps} digits", cp, tp, t64, f"largest logit radius {rad:.1e}")
-    print(f"arb / float64 = {tp / t64:.0f}   (target <= 100, at 50 digits)")
+    # accuracy=: the 50-digit run, then the digits its loss predicts (conversion included)
+    tp, out = cpu(lambda: m.forward(toks, backend="arb", dps=dps, accuracy=accuracy))
+    m._conv_cache.clear()   # free the arb copies (the arb_mat weights take ~2 GB each)
+    row(f"arb accuracy {accuracy}", None, tp, t64,
+        f"working digits {out.backend.dps}, largest logit radius "
+        f"{float(np.max(out.logits_radius)):.1e}, accuracy {accuracy_digits(out.logits):.1f}")
 
 
 def main(argv=None):
@@ -166,8 +171,8 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3])
     ap.add_argument("--dps", type=int, default=50)
-    ap.add_argument("--paper-dps", type=int, default=210,
-                    help="digits for the certified paper-configuration run (part 3)")
+    ap.add_argument("--accuracy", type=int, default=30,
+                    help="part 3: digits of logit accuracy for the forward(accuracy=) run")
     ap.add_argument("--seq", type=int, default=16)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--mp-repeats", type=int, default=3)
@@ -184,7 +189,7 @@ def main(argv=None):
     if 2 in a.parts:
         part2(a.dps, a.seq, a.repeats, not a.no_mp_layer)
     if 3 in a.parts:
-        part3(a.dps, a.paper_dps, a.seq, a.repeats)
+        part3(a.dps, a.accuracy, a.seq, a.repeats)
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 
