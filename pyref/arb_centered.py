@@ -85,29 +85,43 @@ def _fadd(a, ra, c, rc):
 
 
 _v_float = np.frompyfunc(float, 1, 1)                # an arb's midpoint, rounded to nearest
+
+
+def _rad_float(x):
+    return float(x.rad())
+
+
+_v_rad = np.frompyfunc(_rad_float, 1, 1)
 _v_bits = np.frompyfunc(arb.rel_accuracy_bits, 1, 1)
 
 
-def _mid_rad(x):
+def _mid_rad(x, sharp=False):
     """(f, r): float64 midpoints (nearest) and upper bounds of the radii about the exact
-    midpoints, like :func:`pyref.arb.mid_rad` but 3x faster: Arb's relative accuracy k of a
-    ball gives rad < 2^-k·|mid| (``arb_rel_error_bits``: top bit of the radius minus top bit
-    of the midpoint, plus one) and |mid| ≤ |f|(1 + u), within a factor 2 of rad; zero or
-    non-finite midpoints, and wide balls (k < 40, where the factor 2 would show), take
-    mid_rad."""
+    midpoints, like :func:`pyref.arb.mid_rad` but faster.  ``sharp``: float() of an Arb
+    radius is within half an ulp, so the next float up bounds it (2x faster); otherwise Arb's
+    relative accuracy k gives rad < 2^-k·|mid| (``arb_rel_error_bits``: top bit of the radius
+    minus top bit of the midpoint, plus one) with |mid| ≤ |f|(1 + u), up to 2x the radius
+    (3x faster: for balls whose radius only enters an error term).  Non-finite balls, and
+    zero midpoints without ``sharp``, take mid_rad."""
     a = np.asarray(x, dtype=object)
     f = np.asarray(_v_float(a), dtype=np.float64).reshape(a.shape)
-    k = np.asarray(_v_bits(a), dtype=np.int64).reshape(a.shape)
-    r = np.ldexp(np.abs(f) * (1 + 2 * U), -np.clip(k, -1000, 1100))
-    slow = (f == 0) | ~np.isfinite(f) | (k < 40)
+    if sharp:
+        r = np.nextafter(np.asarray(_v_rad(a), dtype=np.float64).reshape(a.shape), np.inf)
+        slow = ~np.isfinite(f) | ~np.isfinite(r)
+    else:
+        k = np.asarray(_v_bits(a), dtype=np.int64).reshape(a.shape)
+        r = np.ldexp(np.abs(f) * (1 + 2 * U), -np.clip(k, -1000, 1100))
+        slow = (f == 0) | ~np.isfinite(f)
     if np.any(slow):
         f[slow], r[slow] = mid_rad(a[slow])
     return f, r
 
 
-def _floats(x):
-    """(f, r): float64 midpoints and r ≥ |exact − f| for every exact value of the balls x."""
-    f, r = _mid_rad(x)
+def _floats(x, sharp=False):
+    """(f, r): float64 midpoints and r ≥ |exact − f| for every exact value of the balls x
+    (``sharp``: see :func:`_mid_rad`; the radii of the values whose floats enter only the
+    Jacobians' error bounds need not be sharp)."""
+    f, r = _mid_rad(x, sharp)
     return f, _up(r + U * np.abs(f))
 
 
@@ -128,7 +142,7 @@ def _block(b: Backend, g, h, hf, spread, fp):
     W1, W2, W3 = fp["W1"], fp["W2"], fp["W3"]
     u = linear(b, h, g.W1, g.b1)                                   # [R, hid] balls
     v = linear(b, h, g.W2, g.b2)
-    sig = 1 / (1 + b.exp(-u))
+    sig = 1 / (1 + b.exp(-u))          # (faster than b.sigmoid's per-element Python call)
     out = linear(b, (u * sig) * v, g.W3, g.b3)                     # [R, n_out]
     uf, du = _affine_float(W1, fp["b1"], hf, spread)
     vf, dv = _affine_float(W2, fp["b2"], hf, spread)
@@ -229,7 +243,7 @@ def residual_units(b: Backend, A, units, eps):
     if max(n, *(g.W1.shape[0] for u in units for g in u.blocks)) > MAX_DIM:
         raise ValueError(f"arb Φ_res: dimensions above {MAX_DIM} void the SAFE factor's bound")
     X = A.reshape(-1, n)
-    _, r = _mid_rad(X)                                             # radii about the exact mids
+    _, r = _mid_rad(X, sharp=True)                                 # radii about the exact mids
     if not np.all(np.isfinite(r)):   # nothing to centre: plain balls (non-finite, reported)
         return plain_residual_metric_learner(b, A, units, eps)
     r_inf = _up(np.max(r, axis=-1))
@@ -242,7 +256,7 @@ def residual_units(b: Backend, A, units, eps):
         cf = to_float64(c)
         spread = _up(rho + dev + U * np.abs(cf))                   # |cf − c| ≤ u|cf| (c exact)
         out, Mu, eu = _unit(b, u, c, cf, spread, fp, eps)
-        orad = _mid_rad(out)[1]
+        orad = _mid_rad(out, sharp=True)[1]
         rho = _up(orad + (1 + _gamma(n)) * (np.abs(Mu) @ rho[:, :, None])[..., 0]
                   + eu[:, None] * np.max(rho, axis=-1)[:, None])
         C, d = (Mu, eu) if C is None else _compose(Mu, eu, C, d)
