@@ -198,15 +198,16 @@ def _ln_times(b: Backend, y, rho_y, gamma_f, eps, Q, eQ):
     return LQ, _up(eL * (nQ + eQ) + nL * eQ + rnd)
 
 
-def _unit(b: Backend, u, c, cf, spread, fps, eps):
+def _unit(b: Backend, u, c, cf, spread, fp, eps):
     """One residual unit LN(c + g_k(…g_1(c))) at the exact point c (balls [R, n], float
-    midpoints cf, set spread [R, n]) -> (output balls, M_u, e_u)."""
+    midpoints cf, set spread [R, n]; ``fp``: its float parameters, :func:`_float_params`)
+    -> (output balls, M_u, e_u)."""
     n = c.shape[-1]
     h, hf, hs = c, cf, spread
     M, e = None, None
     s_in = np.max(spread, axis=-1)                                 # ‖spread‖_∞ [R]
-    for g, fp in zip(u.blocks, fps):
-        h, Mg, eg = _block(b, g, h, hf, hs, fp)
+    for g, fb in zip(u.blocks, fp["blocks"]):
+        h, Mg, eg = _block(b, g, h, hf, hs, fb)
         M, e = (Mg, eg) if M is None else _compose(Mg, eg, M, e)
         hf, dh = _floats(h)                    # the point value of the next input, and the set:
         hs = _up(dh + (_norm_inf(M) + e)[:, None] * s_in[:, None])
@@ -216,14 +217,39 @@ def _unit(b: Backend, u, c, cf, spread, fps, eps):
     rho_y = _up((1 + _norm_inf(M) + e)[:, None] * np.broadcast_to(s_in[:, None], y.shape))
     Q = M + np.eye(n)
     eQ = _up(e + U * (1 + _norm_inf(M)))
-    Mu, eu = _ln_times(b, y, rho_y, to_float64(u.gamma), eps, Q, eQ)
+    Mu, eu = _ln_times(b, y, rho_y, fp["gamma"], eps, Q, eQ)
     return out, Mu, eu
 
 
-def _float_params(units) -> list:
-    return [[{"W1": np.asarray(g.W1, dtype=np.float64), "W2": np.asarray(g.W2, dtype=np.float64),
-              "W3": np.asarray(g.W3, dtype=np.float64), "b1": to_float64(g.b1),
-              "b2": to_float64(g.b2)} for g in u.blocks] for u in units]
+def _is_exact1(v) -> bool:
+    return not isinstance(v, arb) or (v.is_exact() and v == arb(float(v)))
+
+
+_v_is_exact = np.frompyfunc(_is_exact1, 1, 1)
+
+
+def _exact_floats(x):
+    """x as float64 when every entry is an exact binary64 number (a float array, or exact
+    balls at float values); None otherwise (then the float Jacobians would not be of the
+    map the balls describe)."""
+    a = np.asarray(x)
+    if a.dtype != object:
+        return a.astype(np.float64)
+    return to_float64(a) if a.size == 0 or all(_v_is_exact(a).reshape(-1)) else None
+
+
+def _float_params(units) -> list | None:
+    """Per unit: the float64 gamma and per block W1, W2, W3, b1, b2 (what the Jacobians use;
+    the other parameters enter only the ball evaluation); None if one is not exact."""
+    out = []
+    for u in units:
+        blocks = [{k: _exact_floats(getattr(g, k)) for k in ("W1", "W2", "W3", "b1", "b2")}
+                  for g in u.blocks]
+        gamma = _exact_floats(u.gamma)
+        if gamma is None or any(v is None for blk in blocks for v in blk.values()):
+            return None
+        out.append({"gamma": gamma, "blocks": blocks})
+    return out
 
 
 def _widen(x, r):
@@ -240,14 +266,15 @@ def residual_units(b: Backend, A, units, eps):
     if not units:
         return A
     shape, n = A.shape, A.shape[-1]
-    if max(n, *(g.W1.shape[0] for u in units for g in u.blocks)) > MAX_DIM:
-        raise ValueError(f"arb Φ_res: dimensions above {MAX_DIM} void the SAFE factor's bound")
     X = A.reshape(-1, n)
     _, r = _mid_rad(X, sharp=True)                                 # radii about the exact mids
-    if not np.all(np.isfinite(r)):   # nothing to centre: plain balls (non-finite, reported)
+    fps = _float_params(units)
+    # plain balls where the centred form does not apply: non-finite inputs (reported by the
+    # caller), parameters that are not exact binary64 numbers, dimensions beyond MAX_DIM
+    if (fps is None or not np.all(np.isfinite(r))
+            or max(n, *(g.W1.shape[0] for u in units for g in u.blocks)) > MAX_DIM):
         return plain_residual_metric_learner(b, A, units, eps)
     r_inf = _up(np.max(r, axis=-1))
-    fps = _float_params(units)
     c, rho = b.point(X), np.zeros(X.shape)
     C, d = None, np.zeros(X.shape[0])
     for u, fp in zip(units, fps):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ops
+from . import arb_centered, ops
 from .backend import get_backend
 from .inputs import conv, need_square
 from .params import GLUParams, ResUnitParams
@@ -51,6 +51,8 @@ def residual_metric_learner(A, units, eps=1e-6, backend="float64", dps=50):
                                  "expected {'blocks': [(W1,b1,W2,b2,W3,b3), ...], 'gamma', "
                                  "'beta'}") from None
             cu.append(ResUnitParams(tuple(GLUParams(*blk) for blk in blocks), g, be))
+        if b.is_arb:   # as the model does on arb (pyref.arb_centered; same enclosure property)
+            return arb_centered.residual_units(b, A, cu, eps)
         return ops.residual_metric_learner(b, A, cu, eps)
 
 

@@ -89,7 +89,8 @@ def test_unit_jacobian_matches_central_differences():
     us_f = m.backend_params(get_backend("float64")).layers[0].attention.operator.learner.units
     with b.context():
         c = b.asarray(x)
-        _, M, e = ac._unit(b, us[0], c, x, np.abs(x) * 2.0 ** -53, ac._float_params(us)[0], EPS)
+        fp = ac._float_params(us)[0]
+        _, M, e = ac._unit(b, us[0], c, x, np.abs(x) * 2.0 ** -53, fp, EPS)
     h = 1e-6
     n = cfg.d_k
     J = np.empty((3, n, n))
@@ -122,3 +123,34 @@ def test_model_uses_it_on_arb():
     assert np.max(rad) <= 1e-40 * np.max(np.abs(mid))
     f = m.forward([[3, 5, 7, 1]])
     assert np.allclose(mid, to_float64(f.deductive[0]["A"]), rtol=0, atol=1e-10)
+
+
+def test_inexact_parameters_fall_back_to_plain_balls():
+    """A weight given as a ball with a radius is not one binary64 map: the float Jacobians
+    would not bound it, so the plain evaluation runs (same result as ops')."""
+    b, us = units(SMALL, 5, 50)
+    g = us[0].blocks[0]
+    with b.context():
+        W1 = np.vectorize(lambda v: arb(v, 1e-20), otypes=[object])(np.asarray(g.W1, float))
+        blk = type(g)(W1, g.b1, g.W2, g.b2, g.W3, g.b3)
+        u0 = type(us[0])((blk,) + tuple(us[0].blocks[1:]), us[0].gamma, us[0].beta)
+        assert ac._float_params([u0]) is None
+        X = balls(np.random.default_rng(5).standard_normal((2, SMALL.d_k)), 1e-30)
+        got = mid_rad(ac.residual_units(b, X, [u0], EPS))
+        want = mid_rad(ops.residual_metric_learner(b, X, [u0], EPS))
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_public_api_uses_it_on_arb():
+    """``pyref.plga.residual_metric_learner(..., backend="arb")`` = the model's Φ_res on arb."""
+    rng = np.random.default_rng(6)
+    d, h = 8, 12
+    units_ = [{"blocks": [tuple(rng.standard_normal(s) * 0.3 for s in
+                                ((h, d), (h,), (h, d), (h,), (d, h), (d,)))] * 2,
+               "gamma": np.ones(d), "beta": np.zeros(d)} for _ in range(3)]
+    A = rng.standard_normal((d, d))
+    got = mid_rad(pyref.plga.residual_metric_learner(A, units_, backend="arb"))
+    ref = pyref.plga.residual_metric_learner(A, units_, backend="arb", dps=150)
+    rm, rr = mid_rad(ref)
+    assert np.all(np.abs(got[0] - rm) <= got[1] + rr + 2.0 ** -52 * np.abs(rm))
+    assert np.max(got[1]) < 1e-40
