@@ -43,8 +43,9 @@ def files(tmp_path_factory):
 
 
 def _audit(files, ckpt, out, backend, **kw):
+    kw.setdefault("jobs", 1)
     return run_audit(AuditOptions(checkpoint=files / ckpt, tokens=files / "t1.json", out=out,
-                                  steps=STEPS, jobs=1, plots=False, progress=False,
+                                  steps=STEPS, plots=False, progress=False,
                                   backend=backend, dps=DPS, **kw), log=lambda *a: None)
 
 
@@ -188,3 +189,17 @@ def test_accuracy_bad_input_is_refused(files, tmp_path, args, msg):
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and msg in lines[-1] and "Traceback" not in r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_perron_in_worker_processes(files, tmp_path):
+    """``--jobs 2`` (the CLI default) sends the arb balls to worker processes (as exact
+    integers: arb does not pickle) and gets the same certificates as in one process."""
+    one, two = (_audit(files, "random.safetensors", tmp_path / f"j{j}", "arb", jobs=j)
+                for j in (1, 2))
+    assert one["perron"]["per_head"] and one["perron"]["per_head"] == two["perron"]["per_head"]
+    assert one["perron"]["certified"] == len(one["perron"]["per_head"])
+    # Arb's radius comes back as a 30-bit ``mag`` rounded up (relative 2^-29 ≈ 2e-9 per ball,
+    # linear through the determinant): only det_rel_radius may grow, by ≤ 1e-6 relative
+    for x, y in zip(one["determinants"]["per_head"], two["determinants"]["per_head"]):
+        rx, ry = x.pop("det_rel_radius"), y.pop("det_rel_radius")
+        assert x == y and rx <= ry <= rx * (1 + 1e-6)

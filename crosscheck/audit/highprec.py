@@ -14,6 +14,7 @@ import time
 
 import mpmath
 import numpy as np
+from flint import arb, arf
 
 from pyref import analysis
 from pyref.arb_linalg import float_up, mid_mpf
@@ -124,8 +125,35 @@ def det_report(A, dps: int) -> dict:
 
 
 # ================================================================================= tasks
+def _ball_ints(x):
+    """An arb ball as exact integers (mantissa, exponent of midpoint and radius): picklable."""
+    return x.mid().man_exp() + x.rad().mid().man_exp()
+
+
+def _int_ball(t):
+    return arb(arf(t[:2]), arf(t[2:]))   # exact at any context precision
+
+
+_v_ball_ints = np.frompyfunc(_ball_ints, 1, 1)
+_v_int_ball = np.frompyfunc(_int_ball, 1, 1)
+
+
+def _portable(A):
+    """A task's matrix as something a worker process can receive: arb balls (which do not
+    pickle) as exact integer tuples, tagged; other arrays as they are."""
+    if isinstance(A, np.ndarray) and A.dtype == object and A.size and isinstance(A.flat[0], arb):
+        return ("arb", _v_ball_ints(A))
+    return ("plain", A)
+
+
+def _restore(packed):
+    kind, A = packed
+    return np.asarray(_v_int_ball(A), dtype=object) if kind == "arb" else A
+
+
 def _hp_task(args):
     i, li, h, A, dps, do_perron, do_det = args
+    A = _restore(A) if isinstance(A, tuple) else A
     t0 = time.perf_counter()
     out = {"prompt": i, "layer": li, "head": h}
     if do_perron:
@@ -153,6 +181,7 @@ def run_hp_tasks(tasks, jobs, show_progress):
             pool = ctx.Pool(min(jobs, len(tasks)), initializer=_ignore_sigint)
         finally:
             signal.signal(signal.SIGINT, previous)
+        tasks = [(*t[:3], _portable(t[3]), *t[4:]) for t in tasks]   # arb balls do not pickle
         with pool:
             for r in progress(pool.imap_unordered(_hp_task, tasks, chunksize=1),
                               total=len(tasks), desc="perron/det", enabled=show_progress):
