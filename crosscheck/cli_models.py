@@ -154,7 +154,7 @@ def cmd_generate(args) -> int:
         attn_implementation=args.attn_implementation,
         max_new_tokens=args.max_new_tokens, kvcache=not args.no_kvcache,
         use_gcache=not args.no_gcache, backend=args.backend, dps=args.dps,
-        stop_at_eos=not args.no_eos, as_json=args.json))
+        accuracy=args.accuracy, stop_at_eos=not args.no_eos, as_json=args.json))
     return 0
 
 
@@ -234,6 +234,9 @@ def _add_generate_parser(sub) -> None:
                          "the balls or the run stops with an error suggesting more digits)")
     ge.add_argument("--dps", type=positive_int, default=50,
                     help="digits of the mp and arb backends (default 50)")
+    ge.add_argument("--accuracy", type=positive_int, default=None,
+                    help="arb: decimal digits of relative accuracy each step's logits must "
+                         "carry; the working digits start at --dps and rise as needed")
     ge.add_argument("--threads", type=positive_int, default=1, help="BLAS threads (default 1)")
     ge.add_argument("--json", action="store_true", help="one JSON object per prompt")
     ge.set_defaults(func=cmd_generate)

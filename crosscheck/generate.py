@@ -33,6 +33,7 @@ class GenerateOptions:
     use_gcache: bool = True
     backend: str = "float64"
     dps: int = 50
+    accuracy: int | None = None        # arb: digits the logits must carry (dps chosen to match)
     stop_at_eos: bool = True
     as_json: bool = False
 
@@ -59,6 +60,8 @@ def run_generate(opts: GenerateOptions, out=print) -> list:
     """Decode every prompt; print one block (or one JSON line) per prompt; return records."""
     if opts.max_new_tokens < 0:
         raise PlgaError(f"--max-new-tokens {opts.max_new_tokens}: expected an integer ≥ 0")
+    if opts.accuracy is not None and opts.backend != "arb":
+        raise PlgaError(f"--accuracy: only with --backend arb (got --backend {opts.backend})")
     model, cfg, _, warnings = load_checkpoint(opts.checkpoint, opts.config, opts.gcache,
                                                 opts.attn_implementation)
     for w in warnings:
@@ -71,7 +74,8 @@ def run_generate(opts: GenerateOptions, out=print) -> list:
         try:
             g = model.generate(np.array(p, dtype=np.int64), opts.max_new_tokens,
                                kvcache=opts.kvcache, gcache=opts.use_gcache,
-                               backend=opts.backend, dps=opts.dps, eos_id=eos)
+                               backend=opts.backend, dps=opts.dps, eos_id=eos,
+                               accuracy=opts.accuracy)
         except ValueError as exc:
             raise PlgaError(f"prompt {i}: {exc}") from None
         new = [int(x) for x in g.new_tokens[0]]

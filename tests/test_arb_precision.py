@@ -7,6 +7,7 @@ Tolerances: accuracy is checked as stated (largest radius ≤ 10^-k × largest |
 are < 1e-100, so two enclosures of the same exact value must overlap: |mid_a − mid_b| ≤ r_a
 + r_b + (ulp of the float midpoints: 2^-52 |mid|).
 """
+import json
 import math
 
 import numpy as np
@@ -14,6 +15,7 @@ import pytest
 from flint import arb, ctx
 
 import pyref
+from crosscheck.cli import main
 from pyref import arb as pa
 from pyref import arb_precision as ap
 
@@ -116,3 +118,19 @@ def test_generate_with_accuracy():
 def test_accuracy_is_for_arb_only():
     with pytest.raises(ValueError, match="accuracy= is for backend 'arb'"):
         model().forward(TOKS, backend="mp", accuracy=30)
+
+
+def test_plga_generate_accuracy(tmp_path, capsys):
+    """``plga generate --backend arb --accuracy``: the same tokens as float64 (this model's
+    top-2 margins are far above float64's error), from --dps 1 (too few digits on its own)."""
+    model().save(tmp_path / "m.safetensors")
+    (tmp_path / "t.json").write_text(json.dumps([TOKS[0, :4].tolist()]))
+    base = ["generate", str(tmp_path / "m.safetensors"), "--tokens", str(tmp_path / "t.json"),
+            "--max-new-tokens", "2", "--json", "--no-eos"]
+    assert main(base + ["--backend", "arb", "--dps", "1", "--accuracy", "20"]) == 0
+    rec = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    g = model().generate(TOKS[:, :4], 2)
+    assert rec["new_tokens"] == [int(x) for x in g.new_tokens[0]]
+    assert main(base + ["--accuracy", "20"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--accuracy: only with --backend arb" in err[0]
