@@ -17,6 +17,9 @@ separately on a fresh model.
    conversion time, largest logit radius and accuracy (or the error, if the balls grow too
    wide); ``forward(..., accuracy=--accuracy)``: the working digits it chose, its time (both
    runs and the second conversion) and radius.
+4. Where the digits go: the relative radius (largest radius / largest |value|) after each stage
+   of one paper layer at ``--trace-dps`` digits, plain balls vs the centred form of Φ_res and
+   the FFN sublayer (:mod:`pyref.arb_centered`).
 
 Usage:
     python benchmarks/bench_arb.py                 # everything (about half an hour here)
@@ -41,8 +44,10 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import pyref  # noqa: E402 (after the BLAS variables and the sys.path insertion)
+from pyref import arb_centered, ops  # noqa: E402
 from pyref.arb_precision import accuracy_digits  # noqa: E402
 from pyref.ops import linear  # noqa: E402
+from pyref.params import ResUnitParams  # noqa: E402
 
 flint.ctx.threads = 1
 SMALL = pyref.PLDRConfig(num_layers=2, d_model=32, num_heads=4, dff=64, a_dff=16,
@@ -166,10 +171,70 @@ def part3(dps, accuracy, S, repeats):
         f"{float(np.max(out.logits_radius)):.1e}, accuracy {accuracy_digits(out.logits):.1f}")
 
 
+PAPER_LAYER = pyref.PLDRConfig(num_layers=1, d_model=896, num_heads=14, dff=2389, a_dff=170,
+                               num_res_units=8, num_glu_blocks=2, vocab_size=64, max_seq_len=64)
+
+
+def _stages(b, P, toks, phi, ffn):
+    """[(stage, relative radius)] of one decoder layer's stages, Φ_res by ``phi`` and the FFN
+    sublayer by ``ffn`` (plain balls or the centred form)."""
+    c, (B, S) = PAPER_LAYER, toks.shape
+    H, dk, d = c.num_heads, c.d_k, c.d_model
+    out = []
+
+    def rel(name, x):
+        mid, rad = pyref.arb.mid_rad(np.asarray(x, dtype=object))
+        out.append((name, float(np.max(rad)) / float(np.max(np.abs(mid)))))
+        return x
+
+    p, lp = P.layers[0].attention, P.layers[0]
+    L = p.operator.learner
+    x = rel("embedding, LN (x⁰)", ops.layer_norm(
+        b, P.embedding[toks] * b.sqrt(b.const(d)), P.ln_emb.gamma, P.ln_emb.beta, c.ln_eps))
+    heads = [ops.linear(b, x, w, bias).reshape(B, S, H, dk).transpose(0, 2, 1, 3)
+             for w, bias in ((p.wq, p.bq), (p.wk, p.bk), (p.wv, p.bv))]
+    qh, kh = (rel("rotated queries Q̂", ops.rotate(b, heads[0], list(range(S)), c.rope_base)),
+              ops.rotate(b, heads[1], list(range(S)), c.rope_base))
+    D = rel("D = Q̂ᵀQ̂", ops.density(b, qh))
+    A = rel("LN_A(D)", ops.layer_norm(b, D, L.ln_A.gamma, L.ln_A.beta, c.ln_eps))
+    A = rel("Φ_res", phi(b, A, L.units, c.ln_eps))
+    w = L.weights
+    A_LM = rel("A_LM", ops.metric_tensor(b, A, w.W, w.b, c.metric_eps))
+    A_P = rel("A_P = A_LM^P", ops.potential_tensor(b, A_LM, w.P))
+    G = rel("G_LM", ops.energy_curvature(b, A_P, w.a, w.b_a))
+    E = rel("scores E", ops.scores(b, qh, kh, G))
+    att = rel("softmax", ops.softmax(b, ops.masked(b, E, pyref.plga.causal_pad_mask(toks))))
+    o = ops.linear(b, np.transpose(b.matmul(att, heads[2]), (0, 2, 1, 3)).reshape(B, S, d),
+                   p.wo, p.bo)
+    rel("attention output (W_O)", o)
+    x1 = rel("x₁ = LN₁(x + attention)",
+             ops.layer_norm(b, x + o, lp.ln1.gamma, lp.ln1.beta, c.ln_eps))
+    unit = ResUnitParams((lp.ffn,), lp.ln2.gamma, lp.ln2.beta)
+    rel("layer output LN₂(x₁ + FFN(x₁))", ffn(b, x1, (unit,), c.ln_eps))
+    return out
+
+
+def part4(dps, S):
+    m, toks = pyref.PLDRModel.random(PAPER_LAYER, seed=0), tokens(PAPER_LAYER, S)
+    b = pyref.Backend("arb", dps)
+    print(f"\n[4] relative radius after each stage of one paper layer at {dps} digits, S={S}")
+    with b.context():
+        P = m.backend_params(b)
+        plain = _stages(b, P, toks, ops.residual_metric_learner, ops.residual_metric_learner)
+        cent = _stages(b, P, toks, arb_centered.residual_units, arb_centered.residual_units)
+    print(f"{'stage':>34} {'plain balls':>12} {'centred':>12}")
+    for (name, rp), (_, rc) in zip(plain, cent):
+        print(f"{name:>34} {rp:12.1e} {rc:12.1e}")
+    lost = [np.log10(r[-1][1] / r[0][1]) for r in (plain, cent)]
+    print(f"{'digits lost in the layer':>34} {lost[0]:12.1f} {lost[1]:12.1f}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3])
+    ap.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3, 4])
+    ap.add_argument("--trace-dps", type=int, default=120,
+                    help="part 4: digits (enough that plain balls stay finite through a layer)")
     ap.add_argument("--dps", type=int, default=50)
     ap.add_argument("--accuracy", type=int, default=30,
                     help="part 3: digits of logit accuracy for the forward(accuracy=) run")
@@ -190,6 +255,8 @@ def main(argv=None):
         part2(a.dps, a.seq, a.repeats, not a.no_mp_layer)
     if 3 in a.parts:
         part3(a.dps, a.accuracy, a.seq, a.repeats)
+    if 4 in a.parts:
+        part4(a.trace_dps, a.seq)
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 

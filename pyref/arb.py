@@ -7,7 +7,8 @@ decimals written).  Arrays are numpy object arrays of ``arb``; matrix weights of
 kept as read-only float64 :class:`ExactWeight` arrays (their values are exact binary numbers)
 whose ``arb_mat`` conversions are cached on the array, so a model's weights are converted once.
 
-* :func:`prec_bits` -- working precision (bits) for ``dps`` decimal digits;
+* :func:`prec_bits`, :func:`working_digits` -- working precision (bits, and its decimal
+  digits) for ``dps`` decimal digits;
 * :func:`exact`, :func:`decimal`, :func:`to_arb` -- scalar/array conversions;
 * :func:`matmul` -- batched matrix product over leading axes by ``arb_mat`` products;
 * :func:`mid_rad` -- (midpoints, radii) as float64 arrays that are themselves an enclosure;
