@@ -183,8 +183,7 @@ def _stages(b, P, toks, phi, ffn):
     out = []
 
     def rel(name, x):
-        mid, rad = pyref.arb.mid_rad(np.asarray(x, dtype=object))
-        out.append((name, float(np.max(rad)) / float(np.max(np.abs(mid)))))
+        out.append((name, 10.0 ** -accuracy_digits(x)))
         return x
 
     p, lp = P.layers[0].attention, P.layers[0]

@@ -73,6 +73,13 @@ def _compose(Ma, ea, Mb, eb):
     return Ma @ Mb, _up(ea * (nb + eb) + na * eb + _gamma(Ma.shape[-1]) * na * nb)
 
 
+def _image_bound(M, e, v):
+    """Upper bounds [R, n] of |J v'| for every J with ‖J − M‖_∞ ≤ e (per row) and |v'| ≤ v
+    [R, n]: (1 + γ_k)|M| v (the float product, k its inner dimension) + e‖v‖_∞."""
+    mv = (np.abs(M) @ v[:, :, None])[..., 0]
+    return _up((1 + _gamma(v.shape[-1])) * mv + e[:, None] * np.max(v, axis=-1)[:, None])
+
+
 def _fmul(a, ra, c, rc):
     """Float interval product: (a ± ra)(c ± rc) ⊆ m ± r."""
     m = a * c
@@ -82,9 +89,6 @@ def _fmul(a, ra, c, rc):
 def _fadd(a, ra, c, rc):
     m = a + c
     return m, _up(ra + rc + U * np.abs(m))
-
-
-_v_float = np.frompyfunc(float, 1, 1)                # an arb's midpoint, rounded to nearest
 
 
 def _rad_float(x):
@@ -104,7 +108,7 @@ def _mid_rad(x, sharp=False):
     (3x faster: for balls whose radius only enters an error term).  Non-finite balls, and
     zero midpoints without ``sharp``, take mid_rad."""
     a = np.asarray(x, dtype=object)
-    f = np.asarray(_v_float(a), dtype=np.float64).reshape(a.shape)
+    f = to_float64(a)                          # an arb's midpoint, rounded to nearest
     if sharp:
         r = np.nextafter(np.asarray(_v_rad(a), dtype=np.float64).reshape(a.shape), np.inf)
         slow = ~np.isfinite(f) | ~np.isfinite(r)
@@ -204,19 +208,21 @@ def _unit(b: Backend, u, c, cf, spread, fp, eps):
     -> (output balls, M_u, e_u)."""
     n = c.shape[-1]
     h, hf, hs = c, cf, spread
-    M, e = None, None
+    M = e = nM = None
     s_in = np.max(spread, axis=-1)                                 # ‖spread‖_∞ [R]
-    for g, fb in zip(u.blocks, fp["blocks"]):
+    for i, (g, fb) in enumerate(zip(u.blocks, fp["blocks"])):
+        if i:                         # the point value of this block's input, and the set
+            hf, dh = _floats(h)
+            hs = _up(dh + (nM + e)[:, None] * s_in[:, None])
         h, Mg, eg = _block(b, g, h, hf, hs, fb)
         M, e = (Mg, eg) if M is None else _compose(Mg, eg, M, e)
-        hf, dh = _floats(h)                    # the point value of the next input, and the set:
-        hs = _up(dh + (_norm_inf(M) + e)[:, None] * s_in[:, None])
+        nM = _norm_inf(M)
     y = h + c
     out = layer_norm(b, y, u.gamma, u.beta, eps)
     # y over the set: the ball (the point value) widened by ‖I + J‖·‖spread‖
-    rho_y = _up((1 + _norm_inf(M) + e)[:, None] * np.broadcast_to(s_in[:, None], y.shape))
+    rho_y = _up((1 + nM + e)[:, None] * np.broadcast_to(s_in[:, None], y.shape))
     Q = M + np.eye(n)
-    eQ = _up(e + U * (1 + _norm_inf(M)))
+    eQ = _up(e + U * (1 + nM))
     Mu, eu = _ln_times(b, y, rho_y, fp["gamma"], eps, Q, eQ)
     return out, Mu, eu
 
@@ -274,20 +280,15 @@ def residual_units(b: Backend, A, units, eps):
     if (fps is None or not np.all(np.isfinite(r))
             or max(n, *(g.W1.shape[0] for u in units for g in u.blocks)) > MAX_DIM):
         return plain_residual_metric_learner(b, A, units, eps)
-    r_inf = _up(np.max(r, axis=-1))
     c, rho = b.point(X), np.zeros(X.shape)
-    C, d = None, np.zeros(X.shape[0])
+    C, d = None, None
     for u, fp in zip(units, fps):
-        dev = r if C is None else _up((1 + _gamma(n)) * (np.abs(C) @ r[:, :, None])[..., 0]
-                                      + d[:, None] * r_inf[:, None])
+        dev = r if C is None else _image_bound(C, d, r)             # spread of the input
         cf = to_float64(c)
         spread = _up(rho + dev + U * np.abs(cf))                   # |cf − c| ≤ u|cf| (c exact)
         out, Mu, eu = _unit(b, u, c, cf, spread, fp, eps)
-        orad = _mid_rad(out, sharp=True)[1]
-        rho = _up(orad + (1 + _gamma(n)) * (np.abs(Mu) @ rho[:, :, None])[..., 0]
-                  + eu[:, None] * np.max(rho, axis=-1)[:, None])
+        rho = _up(_mid_rad(out, sharp=True)[1] + _image_bound(Mu, eu, rho))
         C, d = (Mu, eu) if C is None else _compose(Mu, eu, C, d)
         c = b.point(out)
-    extra = _up(rho + (1 + _gamma(n)) * (np.abs(C) @ r[:, :, None])[..., 0]
-                + d[:, None] * r_inf[:, None])
+    extra = _up(rho + _image_bound(C, d, r))
     return _widen(c, extra).reshape(shape)

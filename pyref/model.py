@@ -300,12 +300,12 @@ class PLDRModel:
         digits used.
         """
         if accuracy is not None:
-            if get_backend(backend, dps).name != "arb":
+            b0 = get_backend(backend, dps)
+            if b0.name != "arb":
                 raise ValueError(f"forward: accuracy= is for backend 'arb', got {backend!r}")
             return run_to_accuracy(
                 lambda d: self.forward(tokens, "arb", d, kvcache, gcache, attention_mask,
-                                       position_ids), get_backend(backend, dps).dps, accuracy,
-                lambda out: out.logits)
+                                       position_ids), b0.dps, accuracy, lambda out: out.logits)
         if not self._v510:
             return self._forward_port(tokens, backend, dps, kvcache, gcache, attention_mask,
                                       position_ids)

@@ -218,15 +218,16 @@ def _high_precision(run, result, opts, ops, L, H, learned=True) -> None:
                               else {"computed": False, "reason": "--no-det"})
 
 
-def _working_dps(model, prompts, opts) -> int:
+def _working_dps(model, prompts, opts) -> tuple[int, dict]:
     """The digits at which the arb logits of the longest prompt carry ``opts.accuracy``
-    digits (:func:`pyref.arb_precision.run_to_accuracy`, starting at ``opts.dps``); the
-    decoding steps' longer sequences lose a little more, covered by its margin or stopped by
-    an error naming the digits needed."""
-    longest = max(prompts, key=len)
-    out = model.forward(np.array([longest], dtype=np.int64), backend="arb", dps=opts.dps,
+    digits (:func:`pyref.arb_precision.run_to_accuracy`, starting at ``opts.dps``), and that
+    prompt's forward pass at those digits ({index: output}, reused by the forward section);
+    the decoding steps' longer sequences lose a little more, covered by its margin or
+    stopped by an error naming the digits needed."""
+    i = max(range(len(prompts)), key=lambda k: len(prompts[k]))
+    out = model.forward(np.array([prompts[i]], dtype=np.int64), backend="arb", dps=opts.dps,
                         accuracy=opts.accuracy)
-    return out.backend.dps
+    return out.backend.dps, {i: out}
 
 
 def _order_parameter(run, model, prompts2, ops_f, opts, L) -> dict:
@@ -270,10 +271,13 @@ def run_audit(opts: AuditOptions, log=print) -> dict:
         + f"; {len(prompts)} prompt(s) of length {', '.join(str(len(p)) for p in prompts)}")
 
     run, prog = _Sections(timing, log), opts.progress
+    done = None
     if opts.accuracy is not None:
-        opts = replace(opts, dps=run("precision", _working_dps, model, prompts, opts))
+        dps, done = run("precision", _working_dps, model, prompts, opts)
+        opts = replace(opts, dps=dps)
         log(f"--accuracy {opts.accuracy}: working precision {opts.dps} digits")
-    ops = run("forward", forward_operators, model, prompts, opts.backend, opts.dps, prog)
+    ops = run("forward", forward_operators, model, prompts, opts.backend, opts.dps, prog,
+              done=done)
     ops_f = _to_f64(ops)
     result = _head(opts, model, ckpt, sha, cfg_source, warnings, prompts, source, prompts2)
     learned = model.variant == "plga"

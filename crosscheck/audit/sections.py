@@ -17,13 +17,17 @@ MEAN_CANCEL_RTOL = 1e-12   # order parameter: |mean| below this × RMS counts as
 ORDER_STATS = ("rmse", "m_rms", "m_signed", "m_first")
 
 
-def forward_operators(model, prompts, backend, dps, show_progress=True, desc="forward"):
+def forward_operators(model, prompts, backend, dps, show_progress=True, desc="forward",
+                      done=None):
     """One uncached forward pass per prompt; per prompt a list over layers of
     {key: backend array [H, d_k, d_k]} for A, A_LM, A_P, G_LM (only G_LM for a
-    constant-operator model)."""
+    constant-operator model).  ``done``: {prompt index: that pass's output}, already
+    computed at this backend and dps (not run again)."""
     ops = []
-    for p in progress(prompts, desc=desc, enabled=show_progress):
-        out = model.forward(np.array([p], dtype=np.int64), backend=backend, dps=dps)
+    done = done or {}
+    for i, p in enumerate(progress(prompts, desc=desc, enabled=show_progress)):
+        out = done[i] if i in done else model.forward(np.array([p], dtype=np.int64),
+                                                      backend=backend, dps=dps)
         # a constant-operator model has no A, A_LM, A_P: those keys are absent
         ops.append([{k: d[k][0] for k in OPERATORS if d[k] is not None} for d in out.deductive])
     return ops
