@@ -17,6 +17,11 @@ separately on a fresh model.
    conversion time, largest logit radius and accuracy (or the error, if the balls grow too
    wide); ``forward(..., accuracy=--accuracy)``: the working digits it chose, its time (both
    runs and the second conversion) and radius.
+5. A floor under the arb time of one paper layer: the sigmoids (one Arb exp each, through
+   python-flint's per-element API) and the ball products of Φ_res (``arb_mat``), counted from
+   the shapes and timed here per element and per multiply-add; everything else (the other
+   products, element-wise ball arithmetic, the centred form's float Jacobians, conversions)
+   is left out, so the arb layer cannot be faster than this sum.
 4. Where the digits go: the relative radius (largest radius / largest |value|) after each stage
    of one paper layer at ``--trace-dps`` digits, plain balls vs the centred form of Φ_res and
    the FFN sublayer (:mod:`pyref.arb_centered`).
@@ -24,6 +29,7 @@ separately on a fresh model.
 Usage:
     python benchmarks/bench_arb.py                 # everything (about half an hour here)
     python benchmarks/bench_arb.py --parts 1 3     # without the mp paper-layer run
+    python benchmarks/bench_arb.py --parts 5       # the floor (a minute)
     python benchmarks/bench_arb.py --quick         # fewer repeats, part 2 without mp's layer
 """
 from __future__ import annotations
@@ -228,6 +234,32 @@ def part4(dps, S):
     print(f"{'digits lost in the layer':>34} {lost[0]:12.1f} {lost[1]:12.1f}")
 
 
+def part5(dps, S):
+    c = PAPER_LAYER
+    rows, blocks = c.num_heads * c.d_k, c.num_res_units * c.num_glu_blocks
+    n_exp = (rows * c.a_dff * blocks + S * c.dff                  # Φ_res and FFN sigmoids
+             + c.num_heads * c.d_k ** 2 + c.num_heads * S * S)    # iSwiGLU of A_LM, softmax
+    macs = 3 * rows * c.d_k * c.a_dff * blocks                     # Φ_res: W₁, W₂, W₃ per block
+    rng = np.random.default_rng(0)
+    flint.ctx.dps = dps                                            # (parts 1-4 set their own)
+    third = flint.arb(1) / 3                                       # full-precision midpoints
+    xs = np.empty(rows * c.a_dff, dtype=object)
+    xs[:] = [flint.arb(v) * third for v in rng.standard_normal(xs.size)]
+    t_exp = cpu(lambda: np.frompyfunc(flint.arb.exp, 1, 1)(xs))[0] / xs.size
+    H = flint.arb_mat(rows, c.d_k, xs[:rows * c.d_k].tolist())
+    W = flint.arb_mat(c.d_k, c.a_dff, rng.standard_normal(c.d_k * c.a_dff).tolist())
+    t_prod = statistics.median(cpu(lambda: H * W)[0] for _ in range(3))
+    t_mac = t_prod / (rows * c.d_k * c.a_dff)
+    m, toks = pyref.PLDRModel.random(PAPER_LAYER, seed=0), tokens(PAPER_LAYER, S)
+    t64 = median_cpu(lambda: m.forward(toks), 5)
+    floor = n_exp * t_exp + macs * t_mac
+    print(f"\n[5] floor of one paper layer at {dps} digits, S={S} (float64 layer {t64:.3f} s)")
+    print(f"  Arb exp: {t_exp * 1e6:.2f} us each x {n_exp:,} = {n_exp * t_exp:.2f} s")
+    print(f"  arb_mat product {rows}x{c.d_k}.{c.d_k}x{c.a_dff}: {t_prod * 1e3:.0f} ms "
+          f"({1e-6 / t_mac:.0f} M multiply-adds/s) x {macs:,} = {macs * t_mac:.2f} s")
+    print(f"  floor {floor:.2f} s = {floor / t64:.0f} x the float64 layer")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -256,6 +288,8 @@ def main(argv=None):
         part3(a.dps, a.accuracy, a.seq, a.repeats)
     if 4 in a.parts:
         part4(a.trace_dps, a.seq)
+    if 5 in a.parts:
+        part5(a.dps, a.seq)
     print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
 
 

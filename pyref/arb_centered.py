@@ -137,6 +137,30 @@ def _affine_float(W, bias_f, hf, spread):
     return uf, _up(_gamma(W.shape[1] + 1) * (np.abs(hf) @ aW.T + np.abs(bias_f)) + spread @ aW.T)
 
 
+def _jacobian(W1, W2, W3, af, cf):
+    """fl(W₃(diag(α)W₁ + diag(c)W₂)) per row: [R, n_out, n].  Small blocks (Φ_res): one GEMM
+    [α c] · T with T = [W₃ⱼW₁ⱼ; W₃ⱼW₂ⱼ] the outer products of W₃'s columns and W₁'s, W₂'s rows,
+    [2·hid, n_out·n] (each entry a sum of 2·hid rounded products of rounded products: error
+    ≤ γ_{2hid+1}(|α||W₃||W₁| + |c||W₃||W₂|)); large ones (the FFN): K = diag(α)W₁ + diag(c)W₂
+    formed per row, then W₃K (error ≤ (γ_3 + γ_hid(1 + γ_2)) times the same), in chunks."""
+    (hid, n), n_out, R = W1.shape, W3.shape[0], len(af)
+    if 2 * hid * n_out * n <= CHUNK:
+        T = np.concatenate([(W3.T[:, :, None] * W[:, None, :]).reshape(hid, n_out * n)
+                            for W in (W1, W2)])
+        return (np.concatenate([af, cf], axis=1) @ T).reshape(R, n_out, n)
+    M = np.empty((R, n_out, n))
+    step = max(1, CHUNK // (hid * n))
+    K = np.empty((min(step, R), hid, n))
+    tmp = np.empty_like(K)
+    for i in range(0, R, step):                 # bounded memory, buffers reused (page faults)
+        k = min(step, R - i)
+        np.multiply(af[i:i + k, :, None], W1[None], out=K[:k])
+        np.multiply(cf[i:i + k, :, None], W2[None], out=tmp[:k])
+        np.add(K[:k], tmp[:k], out=K[:k])
+        np.matmul(W3, K[:k], out=M[i:i + k])                     # [k, n_out, n]
+    return M
+
+
 def _block(b: Backend, g, h, hf, spread, fp):
     """One SwiGLU block at the point ``h`` (balls [R, n]; hf its float midpoints; every input of
     the set differs from hf by ≤ ``spread`` [R, n]) -> (output balls, M [R, n_out, n], e [R]).
@@ -159,21 +183,13 @@ def _block(b: Backend, g, h, hf, spread, fp):
     sp, dsp = _fmul(sf, ds, t, dt)                                 # silu'(u)
     af, da = _fmul(sp, dsp, vf, dv)                                # α
     w1, w2, aW3 = np.abs(W1).sum(1), np.abs(W2).sum(1), np.abs(W3)
-    R, (hid, n) = len(af), W1.shape
-    # |fl(K)| ≤ (1 + γ_2)(|α̃||W₁| + |c̃||W₂|), so one vector bounds the spread of α, c (Δ),
-    # the rounding of K (γ_3) and of the product W₃K (γ_hid):
-    g = _gamma(3) + _gamma(hid) * (1 + _gamma(2))
+    hid = W1.shape[0]
+    # one vector bounds the spread of α, c (Δ) and the rounding of either evaluation of
+    # :func:`_jacobian` (per row, times |W₃||W₁| and |W₃||W₂|): in the K path |fl(K)| ≤
+    # (1 + γ_2)(|α̃||W₁| + |c̃||W₂|), so γ_3 for K and γ_hid for W₃K; γ_{2hid+1} in the T path
+    g = max(_gamma(3) + _gamma(hid) * (1 + _gamma(2)), _gamma(2 * hid + 1))
     rows = ((da + g * np.abs(af)) * w1 + (dc + g * np.abs(cf)) * w2) @ aW3.T
-    M = np.empty((R, W3.shape[0], n))
-    step = max(1, CHUNK // (hid * n))
-    K = np.empty((min(step, R), hid, n))
-    tmp = np.empty_like(K)
-    for i in range(0, R, step):                 # bounded memory, buffers reused (page faults)
-        k = min(step, R - i)
-        np.multiply(af[i:i + k, :, None], W1[None], out=K[:k])
-        np.multiply(cf[i:i + k, :, None], W2[None], out=tmp[:k])
-        np.add(K[:k], tmp[:k], out=K[:k])
-        np.matmul(W3, K[:k], out=M[i:i + k])                     # [k, n_out, n]
+    M = _jacobian(W1, W2, W3, af, cf)
     return out, M, _up(np.max(rows, axis=-1))
 
 

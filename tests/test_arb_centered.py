@@ -154,3 +154,29 @@ def test_public_api_uses_it_on_arb():
     rm, rr = mid_rad(ref)
     assert np.all(np.abs(got[0] - rm) <= got[1] + rr + 2.0 ** -52 * np.abs(rm))
     assert np.max(got[1]) < 1e-40
+
+
+@pytest.mark.parametrize("chunk", [ac.CHUNK, 1])   # the one-GEMM path, the per-row K path
+def test_jacobian_within_its_rounding_bound(monkeypatch, chunk):
+    """Both evaluations of fl(W₃(diag(α)W₁ + diag(c)W₂)) lie within the γ bound that
+    ``_block`` charges (max(γ_3 + γ_hid(1 + γ_2), γ_{2hid+1}) times the row sums of
+    |W₃|(|α||W₁| + |c||W₂|)), checked exactly in rationals; data of mixed magnitudes so
+    that the roundings are not all tiny."""
+    from fractions import Fraction
+    monkeypatch.setattr(ac, "CHUNK", chunk)
+    rng = np.random.default_rng(7)
+    R, hid, n = 3, 7, 5
+    W1, W2 = (rng.standard_normal((hid, n)) * 10.0 ** rng.integers(-3, 4, (hid, n))
+              for _ in range(2))
+    W3 = rng.standard_normal((n, hid)) * 10.0 ** rng.integers(-3, 4, (n, hid))
+    af, cf = rng.standard_normal((R, hid)), rng.standard_normal((R, hid)) * 1e3
+    M = ac._jacobian(W1, W2, W3, af, cf)
+    g = max(ac._gamma(3) + ac._gamma(hid) * (1 + ac._gamma(2)), ac._gamma(2 * hid + 1))
+    rows = (np.abs(af) * np.abs(W1).sum(1) + np.abs(cf) * np.abs(W2).sum(1)) @ np.abs(W3).T
+    F = np.vectorize(Fraction, otypes=[object])
+    for r in range(R):
+        K = F(af[r])[:, None] * F(W1) + F(cf[r])[:, None] * F(W2)
+        exact = F(W3).dot(K)
+        err = np.abs(F(M[r]) - exact).sum(axis=1)                    # per row of M_r
+        assert all(err[i] <= Fraction(g * rows[r, i]) for i in range(n))
+        assert max(err) > 0                        # the roundings are there to be bounded

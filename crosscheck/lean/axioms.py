@@ -172,7 +172,8 @@ def _audit_theorem(t, seen, missing, elaborated_cleanly: bool) -> TheoremAudit:
         ta.problems.append("not found after elaboration (an error above, or not inside "
                            "`@[expose] public section`)"
                            if t.name in missing or elaborated_cleanly
-                           else "not audited: the library did not elaborate")
+                           else "not audited: the library did not elaborate to the end (see "
+                           "the failures above: an error, a time-out or Lean's exit code)")
     return ta
 
 
@@ -205,8 +206,11 @@ def audit(root: Path, tc: Toolchain, lock_path: Path | None = None, reports: Pat
 
     locked = read_lock(lock_path)["theorems"]
     out: list[TheoremAudit] = []
+    # a Lean process that timed out or died (exit code other than 0/1) may have stopped
+    # before reaching a theorem: such a theorem is "not audited", not "not found"
+    complete = not run.errors and not run.timed_out and run.returncode in (0, 1)
     for t in thms:
-        ta = _audit_theorem(t, seen, missing, not run.errors)
+        ta = _audit_theorem(t, seen, missing, complete)
         if not update_lock and ta.hash:
             _check_lock(ta, locked.get(t.name))
         out.append(ta)
