@@ -17,11 +17,13 @@ separately on a fresh model.
    conversion time, largest logit radius and accuracy (or the error, if the balls grow too
    wide); ``forward(..., accuracy=--accuracy)``: the working digits it chose, its time (both
    runs and the second conversion) and radius.
-5. A floor under the arb time of one paper layer: the sigmoids (one Arb exp each, through
-   python-flint's per-element API) and the ball products of Φ_res (``arb_mat``), counted from
-   the shapes and timed here per element and per multiply-add; everything else (the other
-   products, element-wise ball arithmetic, the centred form's float Jacobians, conversions)
-   is left out, so the arb layer cannot be faster than this sum.
+5. A floor under the arb forward of the paper configuration: per layer the sigmoids (one Arb
+   exp each, through python-flint's per-element API), the ball products of Φ_res (``arb_mat``)
+   and the 16-row weight products (pyref's exact-weight path), then the head; counted from
+   the shapes, timed here per call.  Everything else (element-wise ball arithmetic, the
+   centred form's float Jacobians, conversions between balls and floats, the attention's
+   small products) is left out, so the arb forward cannot be faster than this sum with these
+   library calls.
 4. Where the digits go: the relative radius (largest radius / largest |value|) after each stage
    of one paper layer at ``--trace-dps`` digits, plain balls vs the centred form of Φ_res and
    the FFN sublayer (:mod:`pyref.arb_centered`).
@@ -234,30 +236,56 @@ def part4(dps, S):
     print(f"{'digits lost in the layer':>34} {lost[0]:12.1f} {lost[1]:12.1f}")
 
 
+def _weight_time(dps, k, n, cols=None):
+    """CPU seconds of pyref's arb product of 16 ball rows [16, k] by a float64 weight [k, n]
+    (its fastest path, :func:`pyref.arb.matmul`; the weight converted beforehand, as
+    ``backend_params`` does); ``cols``: only that many of the n columns (then scaled by n/cols,
+    an extrapolation)."""
+    rng = np.random.default_rng(0)
+    c = cols or n
+    b = pyref.Backend("arb", dps)
+    with b.context():
+        W = pyref.arb.ExactWeight(rng.uniform(-0.03, 0.03, (c, k)))
+        W.slice_mats()
+        W.T.digits()
+        x = b.asarray(rng.standard_normal((16, k))) / 3           # full-precision midpoints
+        return cpu(lambda: linear(b, x, W, None))[0] * n / c
+
+
+def _float64_forward(cfg, S):
+    m, toks = pyref.PLDRModel.random(cfg, seed=0), tokens(cfg, S)
+    return median_cpu(lambda: m.forward(toks), 5)
+
+
 def part5(dps, S):
-    c = PAPER_LAYER
+    c = pyref.PLDRConfig.paper(max_seq_len=64)
+    t64 = _float64_forward(c, S)
     rows, blocks = c.num_heads * c.d_k, c.num_res_units * c.num_glu_blocks
     n_exp = (rows * c.a_dff * blocks + S * c.dff                  # Φ_res and FFN sigmoids
              + c.num_heads * c.d_k ** 2 + c.num_heads * S * S)    # iSwiGLU of A_LM, softmax
-    macs = 3 * rows * c.d_k * c.a_dff * blocks                     # Φ_res: W₁, W₂, W₃ per block
     rng = np.random.default_rng(0)
     flint.ctx.dps = dps                                            # (parts 1-4 set their own)
-    third = flint.arb(1) / 3                                       # full-precision midpoints
+    third = flint.arb(1) / 3
     xs = np.empty(rows * c.a_dff, dtype=object)
     xs[:] = [flint.arb(v) * third for v in rng.standard_normal(xs.size)]
     t_exp = cpu(lambda: np.frompyfunc(flint.arb.exp, 1, 1)(xs))[0] / xs.size
     H = flint.arb_mat(rows, c.d_k, xs[:rows * c.d_k].tolist())
     W = flint.arb_mat(c.d_k, c.a_dff, rng.standard_normal(c.d_k * c.a_dff).tolist())
-    t_prod = statistics.median(cpu(lambda: H * W)[0] for _ in range(3))
-    t_mac = t_prod / (rows * c.d_k * c.a_dff)
-    m, toks = pyref.PLDRModel.random(PAPER_LAYER, seed=0), tokens(PAPER_LAYER, S)
-    t64 = median_cpu(lambda: m.forward(toks), 5)
-    floor = n_exp * t_exp + macs * t_mac
-    print(f"\n[5] floor of one paper layer at {dps} digits, S={S} (float64 layer {t64:.3f} s)")
-    print(f"  Arb exp: {t_exp * 1e6:.2f} us each x {n_exp:,} = {n_exp * t_exp:.2f} s")
-    print(f"  arb_mat product {rows}x{c.d_k}.{c.d_k}x{c.a_dff}: {t_prod * 1e3:.0f} ms "
-          f"({1e-6 / t_mac:.0f} M multiply-adds/s) x {macs:,} = {macs * t_mac:.2f} s")
-    print(f"  floor {floor:.2f} s = {floor / t64:.0f} x the float64 layer")
+    t_phi = statistics.median(cpu(lambda: H * W)[0] for _ in range(3))
+    d, f = c.d_model, c.dff
+    t_lin = 4 * _weight_time(dps, d, d) + 2 * _weight_time(dps, d, f) + _weight_time(dps, f, d)
+    t_head = _weight_time(dps, d, c.vocab_size, cols=320)
+    layer = n_exp * t_exp + 3 * blocks * t_phi + t_lin
+    floor = c.num_layers * layer + t_head
+    print(f"\n[5] a floor under the arb paper forward at {dps} digits, S={S} "
+          f"(float64 forward {t64:.3f} s)")
+    print(f"  per layer: Arb exp {t_exp * 1e6:.2f} us x {n_exp:,} = {n_exp * t_exp:.2f} s; "
+          f"Φ_res products ({rows}x{c.d_k}.{c.d_k}x{c.a_dff}, arb_mat) {t_phi * 1e3:.0f} ms "
+          f"x {3 * blocks} = {3 * blocks * t_phi:.2f} s; Q, K, V, W_O and FFN products "
+          f"(16 rows, exact-weight path) {t_lin:.2f} s")
+    print(f"  head 16x{d}.{d}x{c.vocab_size}: {t_head:.2f} s (EXTRAPOLATED from 320 columns)")
+    print(f"  floor {c.num_layers} x {layer:.2f} + {t_head:.2f} = {floor:.1f} s = "
+          f"{floor / t64:.0f} x float64 (target <= 100)")
 
 
 def main(argv=None):
