@@ -244,9 +244,10 @@ def _do_mutate_generated(args) -> bool:
             _print_generated_counts(generate(files=files))
             return True
         print(f"== Generated mutants (profile ci, {args.jobs} jobs"
-              f"{f', sample {args.sample}' if args.sample else ''})", flush=True)
+              f"{f', sample {args.sample}' if args.sample else ''}"
+              f"{', with the arb runs' if args.arb else ''})", flush=True)
         res = run_generated(files, args.sample, args.jobs, args.timeout, ids=args.id or None,
-                            scored_by=args.scored_by)
+                            scored_by=args.scored_by, arb=args.arb)
     except ValueError as exc:
         raise PlgaError(f"plga mutate: {exc}") from None
     for m in res["mutants"]:
@@ -277,8 +278,8 @@ def cmd_mutate(args) -> int:
     if args.generated:
         return 0 if _do_mutate_generated(args) else 1
     if (args.list or args.sample is not None or args.module or args.id or args.out
-            or args.scored_by):
-        raise PlgaError("plga mutate: --list/--sample/--module/--id/--out/--scored-by need "
+            or args.scored_by or args.arb):
+        raise PlgaError("plga mutate: --list/--sample/--module/--id/--out/--scored-by/--arb need "
                         "--generated")
     return 0 if _do_mutate(args) else 1
 
@@ -370,6 +371,10 @@ def _mutate_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scored-by", choices=("properties", "tests"), default=None,
                    help="with --generated: only the mutants scored by the properties or only "
                         "those scored by the tests (crosscheck/mutation/scope.py TEST_SCORED)")
+    p.add_argument("--arb", action="store_true",
+                   help="with --generated: the properties' arb runs score the mutants too (the "
+                        "only runs that reach pyref/arb_centered.py, arb_matmul.py, "
+                        "arb_precision.py; slower, and not comparable with runs without it)")
     p.add_argument("--jobs", type=positive_int, default=2,
                    help="parallel mutant processes (default 2)")
     p.add_argument("--timeout", type=float, default=120.0,

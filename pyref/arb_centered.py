@@ -148,7 +148,7 @@ def _jacobian(W1, W2, W3, af, cf):
         T = np.concatenate([(W3.T[:, :, None] * W[:, None, :]).reshape(hid, n_out * n)
                             for W in (W1, W2)])
         return (np.concatenate([af, cf], axis=1) @ T).reshape(R, n_out, n)
-    M = np.empty((R, n_out, n))
+    M = np.full((R, n_out, n), np.nan)          # a row left unwritten cannot pass for one
     step = max(1, CHUNK // (hid * n))
     K = np.empty((min(step, R), hid, n))
     tmp = np.empty_like(K)

@@ -180,3 +180,40 @@ def test_jacobian_within_its_rounding_bound(monkeypatch, chunk):
         err = np.abs(F(M[r]) - exact).sum(axis=1)                    # per row of M_r
         assert all(err[i] <= Fraction(g * rows[r, i]) for i in range(n))
         assert max(err) > 0                        # the roundings are there to be bounded
+
+
+def _jacobian_f64(us_f, x, h=1e-6):
+    """Central differences of the float64 Φ_res at x [R, n] -> [R, n, n]."""
+    J = np.empty(x.shape + x.shape[-1:])
+    for j in range(x.shape[-1]):
+        dx = np.zeros_like(x)
+        dx[:, j] = h
+        J[:, :, j] = (_phi_f64(us_f, x + dx) - _phi_f64(us_f, x - dx)) / (2 * h)
+    return J
+
+
+@pytest.mark.parametrize("seed, k", [(1, 10), (5, 12), (6, 11), (7, 14)])
+def test_encloses_the_worst_corners_of_wide_balls(seed, k):
+    """Each output entry's spread is largest at the corner δ = ±2^-k·sign(J_i) of the input
+    box (J the Jacobian of Φ_res): there |f(x ± δ) − f(x)| ≥ |J_i δ| + |½δᵀH_iδ| for one sign,
+    so a bound that misses the variation of the Jacobian over the box (second order, ~4^-k) or
+    any first-order term lets that corner out.  Dyadic midpoints and radius: the corners are
+    exact floats inside the balls (no shrinking)."""
+    rng = np.random.default_rng(seed)
+    cfg, rad = SMALL, 2.0 ** -k
+    x = np.round(rng.standard_normal((4, cfg.d_k)) * 2 ** 20) / 2 ** 20
+    b, us = units(cfg, seed, 50)
+    bh, ush = units(cfg, seed, 200)
+    m = pyref.PLDRModel.random(cfg, seed=seed)
+    us_f = m.backend_params(get_backend("float64")).layers[0].attention.operator.learner.units
+    with b.context():
+        out = ac.residual_units(b, balls(x, rad), us, EPS)
+    om, orad = mid_rad(out)
+    assert np.all(np.isfinite(orad))               # wide, but not vacuous
+    J = _jacobian_f64(us_f, x)
+    for i in range(cfg.d_k):                       # output entry i of every row
+        for sign in (1.0, -1.0):
+            z = x + sign * rad * np.sign(J[:, i, :])
+            with bh.context():
+                rm, rr = mid_rad(ops.residual_metric_learner(bh, bh.asarray(z), ush, EPS))
+            assert np.all(np.abs(om - rm) <= orad + rr + 2.0 ** -52 * np.abs(rm)), (i, sign)

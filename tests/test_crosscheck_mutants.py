@@ -15,7 +15,13 @@ from crosscheck.mutants import Mutant, all_mutants, apply, run_mutant
 from crosscheck.mutation.equivalent import EQUIVALENT
 from crosscheck.mutation.generate import generate, module_files, mutate_source, pyref_dir
 from crosscheck.mutation.pool import Job, run_chains
-from crosscheck.mutation.runner import check_equivalent, run_generated, sample, summarize
+from crosscheck.mutation.runner import (
+    check_equivalent,
+    coverage_pairs,
+    run_generated,
+    sample,
+    summarize,
+)
 from crosscheck.mutation.scope import TEST_SCORED, ByTests, check_test_scored
 from crosscheck.mutation.testrun import pytest_run, repo_root
 from crosscheck.properties import load_properties
@@ -177,6 +183,15 @@ def test_sample_is_deterministic_and_order_independent(pyref_mutants):
                                                   [::-1]]
 
 
+def test_coverage_pass_takes_the_arb_runs_only_when_asked():
+    """By default the arb runs do not score mutants (scores comparable with the runs recorded
+    before the properties ran on arb); ``--arb`` adds every property's arb run."""
+    plain, with_arb = coverage_pairs(), coverage_pairs(arb=True)
+    arb_runs = {(p.name, "arb") for p in load_properties().values() if "arb" in p.backends}
+    assert arb_runs and not arb_runs & set(plain)
+    assert set(with_arb) == set(plain) | arb_runs
+
+
 def test_summary_score():
     rows = [{"module": "m", "operator": "o", "status": s}
             for s in ("killed", "killed-by-timeout", "survived", "not-covered", "equivalent")]
@@ -333,3 +348,11 @@ def test_test_scored_mutant_is_killed_by_its_tests():
     (base,) = res["coverage"]["test_baselines"]
     assert base["ok"] and base["passed"] >= 30
     assert res["per_module"] == {"pyref.ops (tests)": res["per_scorer"]["tests"]}
+
+
+def test_every_function_of_the_arb_rigour_modules_is_test_scored(pyref_mutants):
+    """The arb modules whose rigour only their own tests can see are scored by those tests
+    whole: a function added there without a TEST_SCORED entry would count as not covered."""
+    for mod in ("arb_centered", "arb_matmul", "arb_precision"):
+        ms = [m for m in pyref_mutants if m.module == f"pyref.{mod}"]
+        assert ms and all(m.tests == (f"tests/test_{mod}.py",) for m in ms), mod

@@ -96,11 +96,21 @@ def _traced_run(name: str, backend: str, examples: int | None) -> dict:
     return {"ok": r.ok, "why": r.counterexample, "lines": lines}
 
 
-def coverage_map(jobs: int, examples: int | None = None, progress: bool = True) -> dict:
+def coverage_pairs(arb: bool = False) -> list[tuple[str, str]]:
+    """The (property, backend) runs of the coverage pass: every registered property on each of
+    its backends, the arb ones only with ``arb``."""
+    return [(p.name, b) for p in load_properties().values() for b in p.backends
+            if arb or b != "arb"]
+
+
+def coverage_map(jobs: int, examples: int | None = None, progress: bool = True,
+                 arb: bool = False) -> dict:
     """{(property, backend): {"ok", "why", "lines": {file: [line]}, "seconds"}} for every
-    registered property and backend (``examples`` overrides the profile's count)."""
-    # the arb runs (issue 17) are not part of the mutation score yet: scores stay comparable
-    pairs = [(p.name, b) for p in load_properties().values() for b in p.backends if b != "arb"]
+    registered property and backend (``examples`` overrides the profile's count).  The arb
+    runs only with ``arb``: by default the score stays comparable with the runs recorded before
+    the properties ran on arb, and the arb-only code (``arb_centered``, ``arb_matmul``,
+    ``arb_precision``, the arb branches elsewhere) counts as not covered."""
+    pairs = coverage_pairs(arb)
     out: dict[tuple[str, str], dict] = {}
     bar = _bar(len(pairs), "coverage", progress)
 
@@ -342,12 +352,14 @@ def _select(mutants: list[GenMutant], ids, n_sample, scored_by) -> list[GenMutan
 def run_generated(files: list[str] | None = None, n_sample: int | None = None, jobs: int = 2,
                   timeout: float = 120.0, ids: list[str] | None = None,
                   examples: int | None = None, coverage_examples: int | None = None,
-                  progress: bool = True, scored_by: str | None = None) -> dict:
+                  progress: bool = True, scored_by: str | None = None,
+                  arb: bool = False) -> dict:
     """Generate, select and run the mutants; returns the JSON-able report.
 
     ``files``: pyref modules (relative paths) to mutate (default: all numerical modules);
     ``n_sample``: a fixed sample (:func:`sample`); ``ids``: only these mutants;
-    ``scored_by``: only the ``"properties"`` or only the ``"tests"`` mutants;
+    ``scored_by``: only the ``"properties"`` or only the ``"tests"`` mutants; ``arb``: the
+    properties' arb runs score the mutants too (:func:`coverage_map`);
     ``examples``/``coverage_examples``: override the profile's example counts of the mutant
     runs / the coverage pass (tests use a cheap coverage pass). The property coverage pass
     runs only if a property-scored mutant is selected, the test baselines only for the
@@ -363,7 +375,7 @@ def run_generated(files: list[str] | None = None, n_sample: int | None = None, j
         # the test files are needed (and checked) only when test-scored mutants run
         check_test_scored(base, repo_root() if any(m.tests for m in mutants) else None)
         t0 = time.monotonic()
-        cov = (coverage_map(jobs, coverage_examples, progress)
+        cov = (coverage_map(jobs, coverage_examples, progress, arb)
                if any(not m.tests for m in mutants) else {})
         cov_seconds = time.monotonic() - t0
         sets = sorted({m.tests for m in mutants if m.tests})
@@ -384,7 +396,7 @@ def run_generated(files: list[str] | None = None, n_sample: int | None = None, j
                      for (p, b), c in cov.items() if not c.get("ok"))
     failing += sorted(f"{' '.join(t)}: {b['why']}" for t, b in baselines.items() if b["why"])
     return {"kind": "generated", "profile": PROFILE, "seed": SEED, "jobs": jobs,
-            "timeout": timeout, "sample": n_sample, "scored_by": scored_by,
+            "timeout": timeout, "sample": n_sample, "scored_by": scored_by, "arb_runs": arb,
             "modules": sorted({m.file for m in mutants}),
             "skipped_modules": SKIPPED_MODULES, "skipped_functions": SKIPPED_FUNCTIONS,
             "test_scored": {f: {"why": s.why, "tests": list(s.tests)}
