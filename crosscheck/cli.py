@@ -7,7 +7,8 @@
     plga mutate                  apply the shipped pyref mutants; every one must be killed
     plga mutate --generated [--sample N] [--module pyref/ops.py] [--jobs 2] [--out FILE]
                                  generated operator-level mutants of pyref's numerical code
-                                 (reports/mutation-generated.json; --list: only count them)
+                                 (reports/mutation-generated.json; --list: only count them;
+                                 --arb: the properties' arb runs score them too)
     plga report                  reports/crosscheck.json + reports/VERIFICATION.md from the
                                  last runs
     plga lean setup              install the WebAssembly Lean toolchain into the cache
