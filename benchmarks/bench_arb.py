@@ -109,10 +109,13 @@ def part1(dps, S, repeats, mp_repeats):
     print(f"mp / arb = {tm / ta:.1f}   (target >= 20)")
 
 
-def _head_slice(backend, dps, cols=320):
-    """CPU seconds of the paper head's product on ``cols`` of its 32000 columns (16×896)."""
+def _product_time(backend, dps, k, n, full_mids=False):
+    """CPU seconds of 16 input rows [16, k] times a float64 weight [k, n] (random; the values do
+    not matter for the time) on ``backend``; for arb the weight is converted beforehand, as
+    ``backend_params`` does, so the product takes the path :func:`pyref.arb.matmul` picks.
+    ``full_mids``: inputs with full-precision midpoints (x/3) rather than exact floats."""
     rng = np.random.default_rng(0)
-    W, x = rng.uniform(-0.0135, 0.0135, (cols, 896)), rng.standard_normal((16, 896))
+    W, x = rng.uniform(-0.0135, 0.0135, (n, k)), rng.standard_normal((16, k))
     b = pyref.Backend(backend, dps)
     with b.context():
         if backend == "arb":
@@ -121,8 +124,13 @@ def _head_slice(backend, dps, cols=320):
             Wb.T.digits()     # product takes the path pyref.arb_matmul.worthwhile picks)
         else:
             Wb = b.asarray(W)
-        xb = b.asarray(x)
+        xb = b.asarray(x) / 3 if full_mids else b.asarray(x)
         return cpu(lambda: linear(b, xb, Wb, None))[0]
+
+
+def _head_slice(backend, dps, cols=320):
+    """CPU seconds of the paper head's product on ``cols`` of its 32000 columns (16×896)."""
+    return _product_time(backend, dps, 896, cols)
 
 
 def part2(dps, S, repeats, with_mp):
@@ -236,22 +244,6 @@ def part4(dps, S):
     print(f"{'digits lost in the layer':>34} {lost[0]:12.1f} {lost[1]:12.1f}")
 
 
-def _weight_time(dps, k, n, cols=None):
-    """CPU seconds of pyref's arb product of 16 ball rows [16, k] by a float64 weight [k, n]
-    (its fastest path, :func:`pyref.arb.matmul`; the weight converted beforehand, as
-    ``backend_params`` does); ``cols``: only that many of the n columns (then scaled by n/cols,
-    an extrapolation)."""
-    rng = np.random.default_rng(0)
-    c = cols or n
-    b = pyref.Backend("arb", dps)
-    with b.context():
-        W = pyref.arb.ExactWeight(rng.uniform(-0.03, 0.03, (c, k)))
-        W.slice_mats()
-        W.T.digits()
-        x = b.asarray(rng.standard_normal((16, k))) / 3           # full-precision midpoints
-        return cpu(lambda: linear(b, x, W, None))[0] * n / c
-
-
 def _float64_forward(cfg, S):
     m, toks = pyref.PLDRModel.random(cfg, seed=0), tokens(cfg, S)
     return median_cpu(lambda: m.forward(toks), 5)
@@ -264,17 +256,18 @@ def part5(dps, S):
     n_exp = (rows * c.a_dff * blocks + S * c.dff                  # Φ_res and FFN sigmoids
              + c.num_heads * c.d_k ** 2 + c.num_heads * S * S)    # iSwiGLU of A_LM, softmax
     rng = np.random.default_rng(0)
-    flint.ctx.dps = dps                                            # (parts 1-4 set their own)
-    third = flint.arb(1) / 3
-    xs = np.empty(rows * c.a_dff, dtype=object)
-    xs[:] = [flint.arb(v) * third for v in rng.standard_normal(xs.size)]
-    t_exp = cpu(lambda: np.frompyfunc(flint.arb.exp, 1, 1)(xs))[0] / xs.size
-    H = flint.arb_mat(rows, c.d_k, xs[:rows * c.d_k].tolist())
-    W = flint.arb_mat(c.d_k, c.a_dff, rng.standard_normal(c.d_k * c.a_dff).tolist())
-    t_phi = statistics.median(cpu(lambda: H * W)[0] for _ in range(3))
+    with pyref.Backend("arb", dps).context():
+        third = flint.arb(1) / 3                                   # full-precision midpoints
+        xs = np.empty(rows * c.a_dff, dtype=object)
+        xs[:] = [flint.arb(v) * third for v in rng.standard_normal(xs.size)]
+        t_exp = cpu(lambda: np.frompyfunc(flint.arb.exp, 1, 1)(xs))[0] / xs.size
+        H = flint.arb_mat(rows, c.d_k, xs[:rows * c.d_k].tolist())
+        W = flint.arb_mat(c.d_k, c.a_dff, rng.standard_normal(c.d_k * c.a_dff).tolist())
+        t_phi = statistics.median(cpu(lambda: H * W)[0] for _ in range(3))
     d, f = c.d_model, c.dff
-    t_lin = 4 * _weight_time(dps, d, d) + 2 * _weight_time(dps, d, f) + _weight_time(dps, f, d)
-    t_head = _weight_time(dps, d, c.vocab_size, cols=320)
+    t_lin = sum(m * _product_time("arb", dps, k, n, full_mids=True)
+                for m, k, n in ((4, d, d), (2, d, f), (1, f, d)))
+    t_head = _product_time("arb", dps, d, 320, full_mids=True) * c.vocab_size / 320
     layer = n_exp * t_exp + 3 * blocks * t_phi + t_lin
     floor = c.num_layers * layer + t_head
     print(f"\n[5] a floor under the arb paper forward at {dps} digits, S={S} "

@@ -29,7 +29,8 @@ EPS = 1e-6
 
 
 def units(cfg, seed, dps):
-    b = get_backend("arb", dps)
+    """(backend, Φ_res units of layer 0): arb at ``dps`` digits, float64 when dps is None."""
+    b = get_backend("float64") if dps is None else get_backend("arb", dps)
     m = pyref.PLDRModel.random(cfg, seed=seed)
     with b.context():
         return b, m.backend_params(b).layers[0].attention.operator.learner.units
@@ -79,25 +80,28 @@ def _phi_f64(us_f, x):
     return ops.residual_metric_learner(get_backend("float64"), x, us_f, EPS)
 
 
+def _jacobian_f64(us_f, x, h=1e-6):
+    """Central differences of the float64 Φ_res at x [R, n] -> [R, n, n]."""
+    J = np.empty(x.shape + x.shape[-1:])
+    for j in range(x.shape[-1]):
+        dx = np.zeros_like(x)
+        dx[:, j] = h
+        J[:, :, j] = (_phi_f64(us_f, x + dx) - _phi_f64(us_f, x - dx)) / (2 * h)
+    return J
+
+
 def test_unit_jacobian_matches_central_differences():
     """M_u of one unit (:func:`pyref.arb_centered._unit`) against central differences of the
     float64 unit; e_u is tiny at a point input."""
     cfg, seed = SMALL, 4
     x = np.random.default_rng(seed).standard_normal((3, cfg.d_k))
     b, us = units(cfg, seed, 50)
-    m = pyref.PLDRModel.random(cfg, seed=seed)
-    us_f = m.backend_params(get_backend("float64")).layers[0].attention.operator.learner.units
+    _, us_f = units(cfg, seed, None)
     with b.context():
         c = b.asarray(x)
         fp = ac._float_params(us)[0]
         _, M, e = ac._unit(b, us[0], c, x, np.abs(x) * 2.0 ** -53, fp, EPS)
-    h = 1e-6
-    n = cfg.d_k
-    J = np.empty((3, n, n))
-    for j in range(n):
-        dx = np.zeros_like(x)
-        dx[:, j] = h
-        J[:, :, j] = (_phi_f64(us_f[:1], x + dx) - _phi_f64(us_f[:1], x - dx)) / (2 * h)
+    J = _jacobian_f64(us_f[:1], x)
     scale = np.max(np.abs(J))
     assert np.max(np.abs(M - J)) <= 1e-7 * scale
     assert np.all(e <= 1e-9 * scale)
@@ -182,16 +186,6 @@ def test_jacobian_within_its_rounding_bound(monkeypatch, chunk):
         assert max(err) > 0                        # the roundings are there to be bounded
 
 
-def _jacobian_f64(us_f, x, h=1e-6):
-    """Central differences of the float64 Φ_res at x [R, n] -> [R, n, n]."""
-    J = np.empty(x.shape + x.shape[-1:])
-    for j in range(x.shape[-1]):
-        dx = np.zeros_like(x)
-        dx[:, j] = h
-        J[:, :, j] = (_phi_f64(us_f, x + dx) - _phi_f64(us_f, x - dx)) / (2 * h)
-    return J
-
-
 @pytest.mark.parametrize("seed, k", [(1, 10), (5, 12), (6, 11), (7, 14)])
 def test_encloses_the_worst_corners_of_wide_balls(seed, k):
     """Each output entry's spread is largest at the corner δ = ±2^-k·sign(J_i) of the input
@@ -204,8 +198,7 @@ def test_encloses_the_worst_corners_of_wide_balls(seed, k):
     x = np.round(rng.standard_normal((4, cfg.d_k)) * 2 ** 20) / 2 ** 20
     b, us = units(cfg, seed, 50)
     bh, ush = units(cfg, seed, 200)
-    m = pyref.PLDRModel.random(cfg, seed=seed)
-    us_f = m.backend_params(get_backend("float64")).layers[0].attention.operator.learner.units
+    _, us_f = units(cfg, seed, None)
     with b.context():
         out = ac.residual_units(b, balls(x, rad), us, EPS)
     om, orad = mid_rad(out)
